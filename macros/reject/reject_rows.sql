@@ -1,0 +1,89 @@
+{#- `<entity>__reject`: the diverted rows, one per source row (`reject_id`), with the bronze
+    payload (`raw`, minus redacted columns) replay re-runs the mapping against. Materialized
+    delete+insert on `reject_id`; the select carries over what a re-delivery must not change:
+    `first_seen` (when the problem started) and `last_evaluated_at` (replay's stamp). -#}
+{% macro reject_rows(entity, staged) -%}
+  {%- set q = adapter.quote -%}
+  {%- set mapping = entity.mappings[0] -%}
+  {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
+  {%- set id = bloomery.reject_id(mapping.source, 's.' ~ q('_source_row_id')) -%}
+with diverted as (
+  select
+    {{ id }} as {{ q('reject_id') }},
+    s.*
+  from {{ staged }} as s
+  where s.{{ q('_bloomery_route') }} = 'quarantine'
+)
+select
+  d.{{ q('reject_id') }},
+  {{ bloomery.string_literal(mapping.source) }} as {{ q('source_relation') }},
+  {{ bloomery.string_literal(mapping.mapping) }} as {{ q('mapping') }},
+  {{ mapping.mapping_version }} as {{ q('mapping_version') }},
+  d.{{ q('_quality_flags') }} as {{ q('failed_rules') }},
+  {{ bloomery.json_object(entity.key, 'd.') }} as {{ q('key_values') }},
+  {{ bloomery.json_object(mapping.raw_columns, 'd.', '_bloomery_raw__') }} as {{ q('raw') }},
+  d.{{ q('_load_id') }},
+  d.{{ q('_ingested_at') }},
+  d.{{ q('_source_row_id') }},
+  {%- if is_incremental() %}
+  coalesce(existing.{{ q('first_seen') }}, d.{{ q('_bloomery_first_seen') }}) as {{ q('first_seen') }},
+  {%- else %}
+  d.{{ q('_bloomery_first_seen') }} as {{ q('first_seen') }},
+  {%- endif %}
+  {{ bloomery.safe_cast('d.' ~ q('_ingested_at'), {'name': 'timestamp'}) }} as {{ q('last_seen') }},
+  cast(null as {{ ts }}) as {{ q('resolved_at') }},
+  {%- if is_incremental() %}
+  existing.{{ q('last_evaluated_at') }} as {{ q('last_evaluated_at') }}
+  {%- else %}
+  cast(null as {{ ts }}) as {{ q('last_evaluated_at') }}
+  {%- endif %}
+from diverted as d
+{%- if is_incremental() %}
+left join {{ this }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
+{%- endif %}
+{%- endmacro %}
+
+{#- reject_id = sha256 hex of 'S' || len(src) || ':' || src || 'S' || len(id) || ':' || id:
+    length-prefixed so no two (source, row) pairs can spell the same text; `_load_id` is left
+    out on purpose, so a re-delivery lands on the same reject row. -#}
+{% macro reject_id(source_relation, source_row_id) -%}
+  {%- set s = bloomery.type_name({'name': 'string'}) -%}
+  {%- set rid = 'cast(' ~ source_row_id ~ ' as ' ~ s ~ ')' -%}
+  {{ bloomery.sha256_hex(bloomery.string_literal('S' ~ (source_relation | length) ~ ':' ~ source_relation ~ 'S') ~ ' || cast(length(' ~ rid ~ ') as ' ~ s ~ ") || ':' || " ~ rid) }}
+{%- endmacro %}
+
+{% macro sha256_hex(expr) -%}
+  {{ return(adapter.dispatch('sha256_hex', 'bloomery')(expr)) }}
+{%- endmacro %}
+{% macro default__sha256_hex(expr) -%}sha256({{ expr }}){%- endmacro %}
+{% macro postgres__sha256_hex(expr) -%}encode(sha256(convert_to({{ expr }}, 'UTF8')), 'hex'){%- endmacro %}
+
+{#- A JSON object of columns, keys sorted (the compiler sorts them). -#}
+{% macro json_object(columns, prefix='', column_prefix='') -%}
+  {{ return(adapter.dispatch('json_object', 'bloomery')(columns, prefix, column_prefix)) }}
+{%- endmacro %}
+{% macro default__json_object(columns, prefix, column_prefix) -%}
+  json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
+{%- endmacro %}
+{% macro postgres__json_object(columns, prefix, column_prefix) -%}
+  jsonb_build_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
+{%- endmacro %}
+
+{#- Post-hook: an unresolved reject whose source row was re-judged in this run and not diverted
+    again (its key has a newer winner, or the row now passes) is resolved. Nothing is deleted. -#}
+{% macro resolve_rejects(source_relation, staged) -%}
+  {%- set q = adapter.quote -%}
+update {{ this }}
+set {{ q('resolved_at') }} = {{ bloomery.run_timestamp() }}
+where {{ q('resolved_at') }} is null
+  and {{ q('source_relation') }} = {{ bloomery.string_literal(source_relation) }}
+  and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ staged }})
+  and not exists (
+    select 1 from {{ staged }} as s
+    where s.{{ q('_bloomery_route') }} = 'quarantine' and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
+  )
+{%- endmacro %}
+
+{% macro run_timestamp() -%}
+  cast({{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S')) }} as {{ bloomery.type_name({'name': 'timestamp'}) }})
+{%- endmacro %}

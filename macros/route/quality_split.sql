@@ -1,0 +1,170 @@
+{#- `<entity>__staged`: one row per candidate bronze row of this run, judged once.
+
+    extract -> transform -> dedupe -> field rules -> row rules -> route, in that fixed order.
+    Every survivor of dedupe carries `_quality_flags` (every rule it fired, sorted) and a route:
+    'keep' (the entity), 'quarantine' (the reject table) or 'deduped' (lost to a better row of
+    its key). The entity, the reject table, the audits and the mart all read these verdicts, so
+    no rule is evaluated twice.
+
+    Incremental runs: the batch is the bronze rows ingested at or after the newest row the
+    entity holds (rows whose `_ingested_at` does not cast are always in it, so the metadata audit
+    sees them). Every bronze row of a key the batch touches is re-judged with it, so the winner
+    of each touched key is exactly the one a full refresh would pick.
+
+    entity    the resolved entity (compiler output)
+    sources   {bronze relation name: relation}
+    parents   {parent entity name: relation} for referential rules -#}
+{% macro quality_split(entity, sources, parents={}) -%}
+  {{ return(adapter.dispatch('quality_split', 'bloomery')(entity, sources, parents)) }}
+{%- endmacro %}
+
+{% macro default__quality_split(entity, sources, parents) -%}
+{%- set q = adapter.quote -%}
+{%- set key = entity.key -%}
+{%- set watermark = bloomery._watermark(entity) -%}
+{%- set rules = entity.rules -%}
+with typed as (
+{%- for mapping in entity.mappings %}
+  select
+    {{ bloomery.string_literal(mapping.mapping) }} as {{ q('_bloomery_mapping') }},
+  {%- if entity.quarantine %}
+  {%- for c in mapping.raw_columns %}
+    {{ q(c) }} as {{ q('_bloomery_raw__' ~ c) }},
+  {%- endfor %}
+  {%- endif %}
+  {%- if entity.metadata %}
+    {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
+  {%- endif %}
+  {%- set mapped = {} -%}
+  {%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+  {%- for col in entity.columns %}
+    {%- if col.name in mapped %}
+    {%- set v = bloomery.column_value(mapped[col.name], entity.quality) %}
+    {{ v.value }} as {{ q(col.name) }},
+    {{ ('(' ~ (v.failures | join(' or ')) ~ ')') if (v.failures and entity.quality) else 'false' }} as {{ q('_bloomery_cast_failed__' ~ col.name) }}{{ "," if not loop.last }}
+    {%- else %}
+    cast(null as {{ bloomery.type_name(col.type) }}) as {{ q(col.name) }},
+    false as {{ q('_bloomery_cast_failed__' ~ col.name) }}{{ "," if not loop.last }}
+    {%- endif %}
+  {%- endfor %}
+  from {{ sources[mapping.source] }}
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+{%- endfor %}
+),
+{%- set in_batch = bloomery._in_batch(watermark) %}
+candidates as (
+  select * from typed
+  {%- if watermark is not none %}
+  where {{ in_batch }}
+  {%- if entity.dedupe %}
+     or exists (
+       select 1 from typed as b
+       where ({{ bloomery._in_batch(watermark, 'b.') }})
+       {%- for k in key %} and b.{{ q(k) }} = typed.{{ q(k) }}{% endfor %}
+     )
+  {%- endif %}
+  {%- endif %}
+),
+ranked as (
+  select
+    candidates.*,
+  {%- if entity.dedupe %}
+    row_number() over (
+      partition by {% for k in key %}{{ q(k) }}, {% endfor %}case when {% for k in key %}{{ q(k) }} is null{{ " or " if not loop.last }}{% endfor %} then {{ q('_source_row_id') }} end
+      order by {% for o in entity.dedupe.order %}{{ q(o.column) }} desc nulls last, {% endfor %}{{ q('_source_row_id') }} desc nulls last
+    ) as {{ q('_bloomery_rank') }}
+  {%- else %}
+    1 as {{ q('_bloomery_rank') }}
+  {%- endif %}
+  {%- if entity.metadata %},
+    min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) over (partition by {{ q('_source_row_id') }}) as {{ q('_bloomery_first_seen') }}
+  {%- endif %}
+  from candidates
+),
+survivors as (
+  select ranked.*
+  {%- for r in rules if r.rule == 'referential' %},
+    {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_key') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
+  {%- endfor %}
+  from ranked
+  {%- for r in rules if r.rule == 'referential' %}
+  left join (
+    select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    from {{ parents[r.parent] }}
+    where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery.not_unknown_member(r, q) }}
+  ) as {{ q('_bloomery_ref_' ~ loop.index0) }}
+    on {% for pair in r.pairs %}{{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
+  {%- endfor %}
+  where {{ q('_bloomery_rank') }} = 1
+),
+judged as (
+  select
+    survivors.*
+  {%- for r in rules %},
+    coalesce({{ bloomery.rule_violation(r) }}, false) as {{ q('_bloomery_rule__' ~ r.name) }}
+  {%- endfor %}
+  from survivors
+)
+{%- set flag_items = [] -%}
+{%- for r in rules %}{%- do flag_items.append([r.name, q('_bloomery_rule__' ~ r.name)]) -%}{%- endfor %}
+{%- set quarantine_rules = rules | selectattr('disposition', 'equalto', 'quarantine') | list %}
+select
+  {{ bloomery._staged_columns(entity, mode='judged') }},
+  {{ bloomery.flag_list(flag_items) }} as {{ q('_quality_flags') }},
+  case when {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}
+    then 'quarantine' else 'keep' end as {{ q('_bloomery_route') }}
+from judged
+union all
+select
+  {{ bloomery._staged_columns(entity, mode='deduped') }},
+  {{ bloomery.empty_flags() }} as {{ q('_quality_flags') }},
+  'deduped' as {{ q('_bloomery_route') }}
+from ranked
+where {{ q('_bloomery_rank') }} > 1
+{%- endmacro %}
+
+{#- The columns every staged row carries, in one order for both halves of the union. -#}
+{% macro _staged_columns(entity, mode) -%}
+  {%- set q = adapter.quote -%}
+  {%- set cols = [q('_bloomery_mapping')] -%}
+  {%- for col in entity.columns -%}
+    {%- set um = (entity.rules | selectattr('rule', 'equalto', 'referential') | selectattr('on_missing', 'equalto', 'unknown_member') | selectattr('column', 'equalto', col.name) | list) -%}
+    {%- if um and mode == 'judged' -%}
+      {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
+      {%- do cols.append("case when " ~ q('_bloomery_rule__' ~ um[0].name) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+    {%- else -%}
+      {%- do cols.append(q(col.name)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if entity.metadata -%}
+    {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_bloomery_first_seen')]) -%}
+  {%- endif -%}
+  {%- if entity.quarantine -%}
+    {%- for c in entity.mappings[0].raw_columns -%}{%- do cols.append(q('_bloomery_raw__' ~ c)) -%}{%- endfor -%}
+  {%- endif -%}
+  {{ cols | join(',\n  ') }}
+{%- endmacro %}
+
+{% macro not_unknown_member(rule, q) -%}
+  {%- if rule.pairs | length == 1 -%}cast({{ q(rule.pairs[0][1]) }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__'{%- else -%}true{%- endif -%}
+{%- endmacro %}
+
+{#- Rows of this run's batch: ingested at or after the watermark, or with an `_ingested_at`
+    that does not cast (kept in so the blocking metadata audit sees them). -#}
+{% macro _in_batch(watermark, prefix='') -%}
+  {%- set ts = bloomery.safe_cast(prefix ~ adapter.quote('_ingested_at'), {'name': 'timestamp'}) -%}
+  ({{ ts }} is null or {{ ts }} >= cast({{ bloomery.string_literal(watermark) }} as {{ bloomery.type_name({'name': 'timestamp'}) }}))
+{%- endmacro %}
+
+{#- The newest `_ingested_at` the entity holds, or none for a full build. -#}
+{% macro _watermark(entity) -%}
+  {%- if not execute or not entity.metadata or flags.FULL_REFRESH -%}{{ return(none) }}{%- endif -%}
+  {%- set rel = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
+  {%- if rel is none -%}{{ return(none) }}{%- endif -%}
+  {%- set ts = bloomery.safe_cast(adapter.quote('_ingested_at'), {'name': 'timestamp'}) -%}
+  {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
+  {%- set value = result.columns[0].values()[0] -%}
+  {{ return(value if value else none) }}
+{%- endmacro %}

@@ -1,0 +1,78 @@
+{#- The violation predicate of one resolved rule, over the staged row's transformed columns.
+    The caller wraps it in coalesce(..., false): a rule fires only when the predicate is SQL
+    TRUE, so a NULL-involved comparison (UNKNOWN) never fires. Only `not_null` and `coercible`
+    look at NULLs on purpose. -#}
+{% macro rule_violation(rule) -%}
+  {{ return(adapter.dispatch('rule_violation', 'bloomery')(rule)) }}
+{%- endmacro %}
+
+{% macro default__rule_violation(rule) -%}
+  {%- set col = adapter.quote(rule.column) if rule.column else none -%}
+  {%- set kind = rule.rule -%}
+  {%- if kind == 'coercible' -%}{{ adapter.quote('_bloomery_cast_failed__' ~ rule.column) }}
+  {%- elif kind == 'not_null' -%}{{ col }} is null
+  {%- elif kind == 'range' -%}
+    {%- set parts = [] -%}
+    {%- if rule.min is defined and rule.min is not none -%}{%- do parts.append(col ~ ' < ' ~ bloomery.bound_literal(rule.min, rule.column_type)) -%}{%- endif -%}
+    {%- if rule.max is defined and rule.max is not none -%}{%- do parts.append(col ~ ' > ' ~ bloomery.bound_literal(rule.max, rule.column_type)) -%}{%- endif -%}
+    ({{ parts | join(' or ') }})
+  {%- elif kind == 'length' -%}
+    {%- set parts = [] -%}
+    {%- if rule.min is defined -%}{%- do parts.append('length(' ~ col ~ ') < ' ~ rule.min) -%}{%- endif -%}
+    {%- if rule.max is defined -%}{%- do parts.append('length(' ~ col ~ ') > ' ~ rule.max) -%}{%- endif -%}
+    ({{ parts | join(' or ') }})
+  {%- elif kind == 'pattern' -%}not ({{ bloomery.regex_match(col, rule.regex) }})
+  {%- elif kind in ('in_enum', 'in_set') -%}
+    {{ col }} not in ({% for v in rule['values'] %}{{ v if v is number else bloomery.string_literal(v) }}{{ ", " if not loop.last }}{% endfor %})
+  {%- elif kind == 'unique' -%}
+    ({{ col }} is not null and count(*) over (partition by {% for p in rule.get('slice', []) %}{{ adapter.quote(p) }}, {% endfor %}{{ col }}) > 1)
+  {%- elif kind == 'normalize' -%}{{ bloomery.nfc_normalize(col) }} <> {{ col }}
+  {%- elif kind == 'charset' -%}
+    {%- set chars = bloomery.codepoint_string(rule.allow if rule.allow is defined else rule.forbid) -%}
+    {%- if rule.allow is defined -%}length(translate({{ col }}, {{ chars }}, '')) > 0
+    {%- else -%}length(translate({{ col }}, {{ chars }}, '')) < length({{ col }}){%- endif -%}
+  {%- elif kind == 'expression' -%}
+    {%- set ns = namespace(sql=rule.template) -%}
+    {%- for c in rule.columns -%}{%- set ns.sql = ns.sql | replace('__bloomery_col_' ~ loop.index0 ~ '__', adapter.quote(c)) -%}{%- endfor -%}
+    not ({{ ns.sql }})
+  {%- elif kind == 'referential' -%}
+    ({{ adapter.quote('_bloomery_ref__' ~ rule.relationship) }} is null{% for pair in rule.pairs %} and {{ adapter.quote(pair[0]) }} is not null{% endfor %})
+  {%- else -%}{{ exceptions.raise_compiler_error("bloomery.rule_violation: unknown rule kind " ~ kind) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro bound_literal(bound, column_type) -%}
+  {%- if bound.kind == 'number' -%}{{ bound.value }}
+  {%- else -%}cast({{ bloomery.string_literal(bound.value) }} as {{ bloomery.type_name({'name': bound.kind}) }})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- A literal string holding the given codepoints, built from chr() so no character of the
+    set ever needs escaping in SQL text. -#}
+{% macro codepoint_string(points) -%}
+  {%- for p in points -%}{{ bloomery.chr(p) }}{{ " || " if not loop.last }}{%- endfor -%}
+{%- endmacro %}
+{% macro chr(point) -%}
+  {{ return(adapter.dispatch('chr', 'bloomery')(point)) }}
+{%- endmacro %}
+{% macro default__chr(point) -%}chr({{ point }}){%- endmacro %}
+
+{% macro regex_match(expr, pattern) -%}
+  {{ return(adapter.dispatch('regex_match', 'bloomery')(expr, pattern)) }}
+{%- endmacro %}
+{#- DuckDB runs RE2; regexp_matches is a substring search, hence the mandatory anchors. -#}
+{% macro default__regex_match(expr, pattern) -%}
+  regexp_matches({{ expr }}, {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+{% macro postgres__regex_match(expr, pattern) -%}
+  ({{ expr }} ~ {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+{% macro spark__regex_match(expr, pattern) -%}
+  ({{ expr }} rlike {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+
+{% macro nfc_normalize(expr) -%}
+  {{ return(adapter.dispatch('nfc_normalize', 'bloomery')(expr)) }}
+{%- endmacro %}
+{% macro default__nfc_normalize(expr) -%}nfc_normalize({{ expr }}){%- endmacro %}
+{% macro postgres__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}

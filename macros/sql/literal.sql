@@ -1,0 +1,23 @@
+{#- Literals and identifiers taken from a spec. Every string a user wrote reaches SQL through
+    `bloomery.string_literal` (quotes doubled) and every name through `adapter.quote`. -#}
+
+{% macro string_literal(value) -%}
+  {{ return(adapter.dispatch('string_literal', 'bloomery')(value)) }}
+{%- endmacro %}
+
+{% macro default__string_literal(value) -%}
+  '{{ (value | string) | replace("'", "''") }}'
+{%- endmacro %}
+
+{#- Spark reads backslash as an escape inside string literals. -#}
+{% macro spark__string_literal(value) -%}
+  '{{ (value | string) | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- endmacro %}
+
+{% macro ident(name) -%}
+  {{ return(adapter.quote(name)) }}
+{%- endmacro %}
+
+{% macro string_list(values) -%}
+  {%- for v in values -%}{{ bloomery.string_literal(v) }}{{ ", " if not loop.last }}{%- endfor -%}
+{%- endmacro %}

@@ -1,0 +1,38 @@
+{#- A mapped column: extraction from bronze (or from a reject row's `raw` on replay), then its
+    transform chain. Returns {"value": sql, "failures": [sql, ...]}: one failure condition per
+    coercion point (a cast whose input was not NULL and whose output is), so `coercible` is
+    judged at the cast itself and a later `coalesce` can never hide a failed cast. -#}
+{% macro column_value(column, safe, origin='bronze') -%}
+  {#- a namespace: Jinja's `set` inside a loop does not outlive the iteration -#}
+  {%- set ns = namespace(value=bloomery.source_value(column.source_column, column.json_path, origin)) -%}
+  {%- set failures = [] -%}
+  {%- for step in column.steps -%}
+    {%- set next = bloomery.transform_step(ns.value, step, safe) -%}
+    {%- if (step.op == 'cast' and step.get('marker', true)) or step.op == 'parse_format' -%}
+      {%- do failures.append('(' ~ ns.value ~ ' is not null and ' ~ next ~ ' is null)') -%}
+    {%- endif -%}
+    {%- set ns.value = next -%}
+  {%- endfor -%}
+  {{ return({'value': ns.value, 'failures': failures}) }}
+{%- endmacro %}
+
+{#- Bronze text for a path: `$.col` reads the column, `$.col.a.b` a JSON scalar inside it. On
+    replay the same path is read back out of the reject row's `raw` object. -#}
+{% macro source_value(source_column, json_path, origin='bronze') -%}
+  {%- if origin == 'raw' -%}
+    {%- set base = bloomery.json_scalar(adapter.quote('raw'), '$.' ~ tojson(source_column)) -%}
+  {%- else -%}
+    {%- set base = 'cast(' ~ adapter.quote(source_column) ~ ' as ' ~ bloomery.type_name({'name': 'string'}) ~ ')' -%}
+  {%- endif -%}
+  {%- if json_path -%}{{ return(bloomery.json_scalar(base, json_path)) }}{%- else -%}{{ return(base) }}{%- endif -%}
+{%- endmacro %}
+
+{% macro json_scalar(expr, path) -%}
+  {{ return(adapter.dispatch('json_scalar', 'bloomery')(expr, path)) }}
+{%- endmacro %}
+{% macro default__json_scalar(expr, path) -%}
+  json_extract_string({{ expr }}, {{ bloomery.string_literal(path) }})
+{%- endmacro %}
+{% macro postgres__json_scalar(expr, path) -%}
+  jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }}) #>> '{}'
+{%- endmacro %}

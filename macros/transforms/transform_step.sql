@@ -1,0 +1,89 @@
+{#- One transform step applied to a SQL expression. `step` is the IR the compiler wrote after
+    type-checking the chain (transforms/chain.py); `safe` is true in entities that joined the
+    quality system, where casts yield the coercion-failure marker (NULL) instead of raising. -#}
+{% macro transform_step(expr, step, safe) -%}
+  {{ return(adapter.dispatch('transform_step', 'bloomery')(expr, step, safe)) }}
+{%- endmacro %}
+
+{% macro default__transform_step(expr, step, safe) -%}
+  {%- set op = step.op -%}
+  {%- if op in ('trim', 'upper', 'lower') -%}{{ op }}({{ expr }})
+  {%- elif op == 'split_part' -%}{{ bloomery.split_part(expr, step.delimiter, step.index) }}
+  {%- elif op == 'regex_extract' -%}{{ bloomery.regex_extract(expr, step.pattern, step.group) }}
+  {%- elif op == 'strip_prefix' -%}
+    {%- set n = step.value | length -%}
+    case when substr({{ expr }}, 1, {{ n }}) = {{ bloomery.string_literal(step.value) }} then substr({{ expr }}, {{ n + 1 }}) else {{ expr }} end
+  {%- elif op == 'strip_suffix' -%}
+    {%- set n = step.value | length -%}
+    case when length({{ expr }}) >= {{ n }} and substr({{ expr }}, length({{ expr }}) - {{ n - 1 }}) = {{ bloomery.string_literal(step.value) }} then substr({{ expr }}, 1, length({{ expr }}) - {{ n }}) else {{ expr }} end
+  {%- elif op == 'concat' -%}({{ expr }} || {{ bloomery.string_literal(step.value) }})
+  {%- elif op == 'enum_map' -%}
+    case {{ expr }}{% for pair in step.pairs %} when {{ bloomery.string_literal(pair[0]) }} then {{ bloomery.string_literal(pair[1]) }}{% endfor %} else {{ expr }} end
+  {%- elif op == 'cast' -%}
+    {%- set value = bloomery.iso_timestamp_text(expr) if step.get('iso') and step.type.name == 'timestamp' else expr -%}
+    {%- if safe and step.get('marker', true) -%}{{ bloomery.safe_cast(value, step.type) }}{%- else -%}{{ bloomery.hard_cast(value, step.type) }}{%- endif -%}
+  {%- elif op == 'int_to_bool' -%}({{ expr }} <> 0)
+  {%- elif op == 'parse_format' -%}{{ bloomery.parse_format(expr, step.format, step.type, safe) }}
+  {%- elif op == 'to_utc' -%}{{ bloomery.to_utc(expr, step.zone) }}
+  {%- elif op == 'coalesce' -%}coalesce({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
+  {%- elif op == 'nullif' -%}nullif({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
+  {%- elif op == 'json_path' -%}{{ bloomery.json_path(expr, step.path) }}
+  {%- elif op in ('multiply', 'divide') -%}
+    {%- set sign = '*' if op == 'multiply' else '/' -%}
+    cast({{ expr }} {{ sign }} {{ step.literal }} as {{ bloomery.type_name(step.type) }})
+  {%- elif op == 'round' -%}cast(round({{ expr }}, {{ step.digits }}) as {{ bloomery.type_name(step.type) }})
+  {%- elif op == 'abs' -%}abs({{ expr }})
+  {%- else -%}{{ exceptions.raise_compiler_error("bloomery.transform_step: unknown op " ~ op ~ "; recompile the specs with this version of bloomery") }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro split_part(expr, delimiter, index) -%}
+  {{ return(adapter.dispatch('split_part', 'bloomery')(expr, delimiter, index)) }}
+{%- endmacro %}
+{% macro default__split_part(expr, delimiter, index) -%}
+  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
+{%- endmacro %}
+
+{% macro regex_extract(expr, pattern, group) -%}
+  {{ return(adapter.dispatch('regex_extract', 'bloomery')(expr, pattern, group)) }}
+{%- endmacro %}
+{% macro default__regex_extract(expr, pattern, group) -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
+{%- endmacro %}
+{% macro postgres__regex_extract(expr, pattern, group) -%}
+  (regexp_match({{ expr }}, {{ bloomery.string_literal(pattern) }}))[{{ group if group > 0 else 1 }}]
+{%- endmacro %}
+
+{#- ISO 8601 text as the engine's timestamp cast reads it; Trino needs a space, not a T. -#}
+{% macro iso_timestamp_text(expr) -%}
+  {{ return(adapter.dispatch('iso_timestamp_text', 'bloomery')(expr)) }}
+{%- endmacro %}
+{% macro default__iso_timestamp_text(expr) -%}{{ expr }}{%- endmacro %}
+{% macro trino__iso_timestamp_text(expr) -%}replace({{ expr }}, 'T', ' '){%- endmacro %}
+
+{#- An explicit-format parse. In a quality entity a value that does not parse is a coercion
+    failure like any cast, never an aborted run. -#}
+{% macro parse_format(expr, format, type, safe) -%}
+  {{ return(adapter.dispatch('parse_format', 'bloomery')(expr, format, type, safe)) }}
+{%- endmacro %}
+{% macro default__parse_format(expr, format, type, safe) -%}
+  {%- set fn = 'try_strptime' if safe else 'strptime' -%}
+  cast({{ fn }}({{ expr }}, {{ bloomery.string_literal(format) }}) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
+{% macro to_utc(expr, zone) -%}
+  {{ return(adapter.dispatch('to_utc', 'bloomery')(expr, zone)) }}
+{%- endmacro %}
+{% macro default__to_utc(expr, zone) -%}
+  cast(({{ expr }} at time zone {{ bloomery.string_literal(zone) }}) at time zone 'UTC' as {{ bloomery.type_name({'name': 'timestamp'}) }})
+{%- endmacro %}
+
+{% macro json_path(expr, path) -%}
+  {{ return(adapter.dispatch('json_path', 'bloomery')(expr, path)) }}
+{%- endmacro %}
+{% macro default__json_path(expr, path) -%}
+  json_extract({{ expr }}, {{ bloomery.string_literal(path) }})
+{%- endmacro %}
+{% macro postgres__json_path(expr, path) -%}
+  jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }})
+{%- endmacro %}

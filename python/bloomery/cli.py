@@ -1,0 +1,96 @@
+"""The `bloomery` command.
+
+  bloomery check   --specs DIR [--format text|json]
+  bloomery compile --specs DIR --out DIR [--format text|json]
+
+Exit codes: 0 clean, 1 the specs were refused (every error listed, sorted by location),
+2 bloomery itself failed (a bug: please report it with the spec that caused it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+from .compiler import check_project
+from .errors import BloomeryError, BloomeryErrors
+
+
+def _errors_of(exc: BloomeryError) -> list[BloomeryError]:
+    return exc.collected if isinstance(exc, BloomeryErrors) else [exc]
+
+
+def _report_errors(exc: BloomeryError, fmt: str) -> int:
+    errors = _errors_of(exc)
+    if fmt == "json":
+        print(json.dumps([e.as_dict() for e in errors], indent=2))
+    else:
+        for e in errors:
+            print(str(e), file=sys.stderr)
+        print(f"{len(errors)} error(s); nothing was written.", file=sys.stderr)
+    return 1
+
+
+def cmd_check(args) -> int:
+    try:
+        project = check_project(Path(args.specs))
+    except BloomeryError as exc:
+        return _report_errors(exc, args.format)
+    rules = sum(len(e["rules"]) for e in project.entities.values())
+    if args.format == "json":
+        print(json.dumps([]))
+    else:
+        print(f"ok: {len(project.files)} spec file(s), {len(project.entities)} entit(ies), {rules} rule(s)")
+    return 0
+
+
+def cmd_compile(args) -> int:
+    from .emit.dbt import write
+    try:
+        project = check_project(Path(args.specs))
+        report = write(project, Path(args.out))
+    except BloomeryError as exc:
+        return _report_errors(exc, args.format)
+    if args.format == "json":
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"compiled {len(project.entities)} entit(ies) into {args.out}: "
+              f"{len(report['written'])} written, {len(report['unchanged'])} unchanged, "
+              f"{len(report['removed'])} removed")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bloomery", description="Data-quality specs for dbt.")
+    parser.add_argument("--version", action="version", version=f"bloomery {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="validate a spec tree; exit 1 with every error listed")
+    check.add_argument("--specs", required=True, help="folder holding the spec files")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(run=cmd_check)
+
+    comp = sub.add_parser("compile", help="write the dbt files for a spec tree")
+    comp.add_argument("--specs", required=True, help="folder holding the spec files")
+    comp.add_argument("--out", required=True, help="folder inside the dbt project's models to write into")
+    comp.add_argument("--format", choices=("text", "json"), default="text")
+    comp.set_defaults(run=cmd_compile)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug in bloomery, never the user's spec: say so plainly
+        print(f"bloomery: internal error ({type(exc).__name__}: {exc}). This is a bug; "
+              "please report it with the spec files that caused it.", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

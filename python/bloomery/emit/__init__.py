@@ -1,0 +1,1 @@
+"""Writing dbt files from the resolved project."""

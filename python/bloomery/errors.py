@@ -1,0 +1,159 @@
+"""Every refusal bloomery makes, under one root.
+
+Each error carries where it was found (file, line, column, spec path) and, where one helps, a
+hint. Stages collect errors instead of stopping at the first, and report them together, sorted
+by location (`BloomeryErrors`), so a user fixes a spec in one pass.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    file: str = ""
+    line: int = 0
+    column: int = 0
+    path: str = ""  # spec path: "entities.order_item.dedupe.tie_break"
+
+    def __str__(self) -> str:
+        where = self.file or "<spec>"
+        if self.line:
+            where += f":{self.line}:{self.column}"
+        return f"{where}: {self.path}" if self.path else where
+
+
+class BloomeryError(Exception):
+    """Root of every error bloomery raises on purpose."""
+
+    stage = "compile"
+
+    def __init__(self, message: str, location: Location | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location or Location()
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {type(self).__name__}: {self.message}"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "error": type(self).__name__,
+            "stage": self.stage,
+            "file": self.location.file,
+            "line": self.location.line,
+            "column": self.location.column,
+            "path": self.location.path,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+    def sort_key(self):
+        loc = self.location
+        return (loc.file, loc.line, loc.column, loc.path, type(self).__name__, self.message)
+
+
+# -- parse ---------------------------------------------------------------------------------
+class SpecParseError(BloomeryError):
+    stage = "parse"
+
+
+# -- typecheck -----------------------------------------------------------------------------
+class UnknownTransformError(BloomeryError):
+    stage = "typecheck"
+
+
+class TypeCheckError(BloomeryError):
+    stage = "typecheck"
+
+
+# -- resolve -------------------------------------------------------------------------------
+class MissingReference(BloomeryError):
+    stage = "resolve"
+
+
+class ResolutionError(BloomeryError):
+    stage = "resolve"
+
+
+# -- guardrails ----------------------------------------------------------------------------
+class GuardrailError(BloomeryError):
+    stage = "guardrail"
+
+
+class QuarantineRetentionMissing(GuardrailError):
+    pass
+
+
+class DedupeTieBreakMissing(GuardrailError):
+    pass
+
+
+class DedupeDispositionConflict(GuardrailError):
+    pass
+
+
+class IngestionMetadataMissing(GuardrailError):
+    pass
+
+
+class RedactionConflict(GuardrailError):
+    pass
+
+
+class AssertLoweringError(GuardrailError):
+    pass
+
+
+class FreshnessWithoutIngestionMetadata(GuardrailError):
+    pass
+
+
+class ClassificationUngranted(GuardrailError):
+    pass
+
+
+# -- compile / emit ------------------------------------------------------------------------
+class UnsupportedByTarget(BloomeryError):
+    stage = "compile"
+
+
+class EmitError(BloomeryError):
+    stage = "emit"
+
+
+class BloomeryErrors(BloomeryError):
+    """Several errors found in one pass; `.collected` holds them sorted by location."""
+
+    def __init__(self, errors: Iterable[BloomeryError]):
+        self.collected = sorted(errors, key=BloomeryError.sort_key)
+        first = self.collected[0] if self.collected else None
+        super().__init__(
+            f"{len(self.collected)} error(s) in the spec",
+            first.location if first else None,
+        )
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.collected)
+
+
+@dataclass
+class ErrorSink:
+    """Collects errors of one run; `raise_if_any` turns them into one BloomeryErrors."""
+
+    errors: list[BloomeryError] = field(default_factory=list)
+
+    def add(self, error: BloomeryError) -> None:
+        self.errors.append(error)
+
+    def extend(self, errors: Iterable[BloomeryError]) -> None:
+        self.errors.extend(errors)
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise BloomeryErrors(self.errors)

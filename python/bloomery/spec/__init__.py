@@ -1,0 +1,1 @@
+"""Reading spec files: YAML with locations, document kinds, schema validation, the spec model."""

@@ -1,0 +1,336 @@
+"""The 24 transforms: their signatures, and the type-check that lowers a chain to IR steps.
+
+A chain starts at type `string` (every bronze extraction is text). Each step checks its input
+type and arguments and yields one dialect-free IR step for the macros to render. Casts are
+where a value can fail to convert: in an entity that joined the quality system they become
+safe casts, and each one is a coercion point that the implicit `coercible` rule watches.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Callable
+
+from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assignable
+
+STR, INT_ARG, NUMBER, LITERAL = "STR", "INT", "NUMBER", "LITERAL"
+NULLIFYING = frozenset({"split_part", "regex_extract", "nullif", "json_path"})
+MAX_PRECISION = 38
+
+
+class ChainError(Exception):
+    def __init__(self, index: int | None, message: str, hint: str | None = None, unknown: bool = False):
+        super().__init__(message)
+        self.index, self.message, self.hint, self.unknown = index, message, hint, unknown
+
+
+@dataclass
+class Lowered:
+    steps: list[dict]
+    type: SpecType
+    nullifying: bool          # some step may turn a value into NULL without a cast failing
+    casts: int = 0            # number of coercion points (safe casts when quality is on)
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Signature:
+    args: tuple               # arg kinds; a trailing "*" kind means variadic
+    lower: Callable           # (input type, args) -> (output type, IR step)
+
+
+def _type_ir(t: SpecType) -> dict:
+    return {"name": t.name, "precision": t.precision, "scale": t.scale} if t.name == "decimal" else {"name": t.name}
+
+
+def _cast(t: SpecType, **extra) -> tuple[SpecType, dict]:
+    return t, {"op": "cast", "type": _type_ir(t), **extra}
+
+
+def _need(input_type: SpecType, allowed: tuple[str, ...], name: str):
+    if input_type.name not in allowed:
+        raise ChainError(None, f"`{name}` takes {' or '.join(allowed)}, but the value here is {input_type}",
+                         _conversion_hint(input_type, allowed))
+
+
+def _conversion_hint(input_type: SpecType, allowed) -> str | None:
+    if "string" in allowed and input_type.name != "string":
+        return "add `to_string` before it"
+    if "decimal" in allowed and input_type.name == "string":
+        return "add `{to_decimal: [p, s]}` before it"
+    if "int" in allowed and input_type.name == "string":
+        return "add `to_int` before it"
+    if "timestamp" in allowed and input_type.name == "string":
+        return "add `{parse_ts: ISO8601}` before it"
+    return None
+
+
+def _literal_digits(text: str) -> tuple[int, int]:
+    d = Decimal(text)
+    sign, digits, exponent = d.as_tuple()
+    scale = max(0, -exponent)
+    precision = max(len(digits), scale + 1) if scale else len(digits) + max(0, exponent)
+    return max(precision, 1), scale
+
+
+def _number(value: Any, name: str) -> str:
+    text = str(value)
+    if not re.fullmatch(r"-?\d+(\.\d+)?", text):
+        raise ChainError(None, f"`{name}` needs a finite decimal number, got {value!r}",
+                         "write it like 100 or \"0.5\" (quoted)")
+    return text
+
+
+def _literal_for(t: SpecType, value: Any, name: str):
+    """Check at compile time that a literal converts to `t`: a bad literal is a spec error, not a run-time one."""
+    if t.name == "string":
+        return str(value)
+    text = str(value)
+    try:
+        if t.name == "int":
+            int(text)
+        elif t.name == "decimal":
+            d = Decimal(text)
+            if not d.is_finite():
+                raise InvalidOperation
+            p, s = _literal_digits(text)
+            if p - s > t.precision - t.scale:
+                raise ChainError(None, f"`{name}` literal {text} does not fit {t}")
+        elif t.name == "bool":
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise InvalidOperation
+        elif t.name == "date":
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+                raise InvalidOperation
+        elif t.name == "timestamp":
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?", text):
+                raise InvalidOperation
+    except (ValueError, InvalidOperation):
+        raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}") from None
+    return text
+
+
+def _decimal_arith(name):
+    def lower(t: SpecType, args):
+        _need(t, ("decimal",), name)
+        literal = _number(args[0], name)
+        if name == "divide" and Decimal(literal) == 0:
+            raise ChainError(None, "`divide` by zero")
+        p2, s2 = _literal_digits(literal)
+        p, s = t.precision + p2, t.scale + s2
+        if p > MAX_PRECISION:
+            raise ChainError(None, f"`{name}` by {literal} needs decimal({p},{s}), above the cap of {MAX_PRECISION} digits",
+                             "reduce the precision with a `to_decimal` before it")
+        out = SpecType("decimal", p, s)
+        return out, {"op": name, "literal": literal, "type": _type_ir(out)}
+    return lower
+
+
+def _string_op(op, *names):
+    def lower(t: SpecType, args):
+        _need(t, ("string",), op)
+        return STRING, {"op": op, **dict(zip(names, args))}
+    return lower
+
+
+def _to_int(t, args):
+    _need(t, ("string", "int", "decimal", "bool"), "to_int")
+    if t.name == "int":
+        return INT, {"op": "noop"}
+    return _cast(INT, via_int=(t.name == "bool"))
+
+
+def _to_decimal(t, args):
+    p, s = args
+    if not (1 <= p <= MAX_PRECISION and 0 <= s <= p):
+        raise ChainError(None, f"`to_decimal` needs 1 <= p <= 38 and 0 <= s <= p, got [{p}, {s}]")
+    _need(t, ("string", "int", "decimal"), "to_decimal")
+    return _cast(SpecType("decimal", p, s))
+
+
+def _to_bool(t, args):
+    _need(t, ("string", "int", "bool"), "to_bool")
+    if t.name == "int":
+        return BOOL, {"op": "int_to_bool"}
+    if t.name == "bool":
+        return BOOL, {"op": "noop"}
+    return _cast(BOOL)
+
+
+def _to_string(t, args):
+    if t.name == "string":
+        return STRING, {"op": "noop"}
+    return STRING, {"op": "cast", "type": _type_ir(STRING), "marker": False}
+
+
+def _parse_temporal(out: SpecType, name: str):
+    def lower(t, args):
+        _need(t, ("string",), name)
+        fmt = args[0]
+        if fmt.upper() == "ISO8601":
+            return _cast(out, iso=True)
+        if "%" not in fmt:
+            raise ChainError(None, f"`{name}` format {fmt!r} has no % directive",
+                             "write ISO8601 or a strftime-style format such as '%d/%m/%Y'")
+        return out, {"op": "parse_format", "format": fmt, "type": _type_ir(out)}
+    return lower
+
+
+def _to_utc(t, args):
+    _need(t, ("timestamp",), "to_utc")
+    return TIMESTAMP, {"op": "to_utc", "zone": args[0]}
+
+
+def _coalesce(t, args):
+    return t, {"op": "coalesce", "literal": _literal_for(t, args[0], "coalesce"), "type": _type_ir(t)}
+
+
+def _nullif(t, args):
+    return t, {"op": "nullif", "literal": _literal_for(t, args[0], "nullif"), "type": _type_ir(t)}
+
+
+def _json_path(t, args):
+    _need(t, ("variant", "string"), "json_path")
+    if not re.fullmatch(r"\$(\.[A-Za-z_][A-Za-z0-9_]*)+", args[0]):
+        raise ChainError(None, f"`json_path` path {args[0]!r} is not of the form $.a.b")
+    return VARIANT, {"op": "json_path", "path": args[0]}
+
+
+def _round(t, args):
+    d = args[0]
+    if d < 0:
+        raise ChainError(None, "`round` needs digits >= 0")
+    _need(t, ("int", "decimal"), "round")
+    if t.name == "int":
+        return INT, {"op": "round", "digits": d, "type": _type_ir(INT)}
+    out = SpecType("decimal", max(t.precision - t.scale + d, d, 1), d)
+    if out.precision > MAX_PRECISION:
+        raise ChainError(None, f"`round` result {out} exceeds {MAX_PRECISION} digits")
+    return out, {"op": "round", "digits": d, "type": _type_ir(out)}
+
+
+def _abs(t, args):
+    _need(t, ("int", "decimal"), "abs")
+    return t, {"op": "abs"}
+
+
+def _enum_map(t, args):
+    _need(t, ("string",), "enum_map")
+    if len(args) < 2 or len(args) % 2:
+        raise ChainError(None, "`enum_map` takes pairs: [from, to, from, to, ...]",
+                         "give an even number of values, at least two")
+    pairs = [[str(args[i]), str(args[i + 1])] for i in range(0, len(args), 2)]
+    return STRING, {"op": "enum_map", "pairs": pairs}
+
+
+def _convert(t, args):
+    _need(t, ("decimal",), "convert")
+    return t, {"op": "convert", "currency": args[0]}
+
+
+REGISTRY: dict[str, Signature] = {
+    "trim": Signature((), _string_op("trim")),
+    "upper": Signature((), _string_op("upper")),
+    "lower": Signature((), _string_op("lower")),
+    "split_part": Signature((STR, INT_ARG), _string_op("split_part", "delimiter", "index")),
+    "regex_extract": Signature((STR, INT_ARG), _string_op("regex_extract", "pattern", "group")),
+    "strip_prefix": Signature((STR,), _string_op("strip_prefix", "value")),
+    "strip_suffix": Signature((STR,), _string_op("strip_suffix", "value")),
+    "concat": Signature((STR,), _string_op("concat", "value")),
+    "enum_map": Signature((STR, "*"), _enum_map),
+    "to_string": Signature((), _to_string),
+    "to_int": Signature((), _to_int),
+    "to_decimal": Signature((INT_ARG, INT_ARG), _to_decimal),
+    "to_bool": Signature((), _to_bool),
+    "parse_ts": Signature((STR,), _parse_temporal(TIMESTAMP, "parse_ts")),
+    "parse_date": Signature((STR,), _parse_temporal(DATE, "parse_date")),
+    "to_utc": Signature((STR,), _to_utc),
+    "coalesce": Signature((LITERAL,), _coalesce),
+    "nullif": Signature((LITERAL,), _nullif),
+    "json_path": Signature((STR,), _json_path),
+    "multiply": Signature((NUMBER,), _decimal_arith("multiply")),
+    "divide": Signature((NUMBER,), _decimal_arith("divide")),
+    "round": Signature((INT_ARG,), _round),
+    "abs": Signature((), _abs),
+    "convert": Signature((STR,), _convert),
+}
+
+
+def normalize_step(step: Any) -> tuple[str, list]:
+    """The four spellings of a step -> (name, args). Booleans become 1/0 (v1 behaviour)."""
+    if isinstance(step, str):
+        name, args = step, []
+    elif isinstance(step, dict) and "name" in step and set(step) <= {"name", "args"}:
+        name, args = step["name"], step.get("args") or []
+    elif isinstance(step, dict) and len(step) == 1:
+        (name, args), = step.items()
+        args = [] if args is None else args if isinstance(args, list) else [args]
+    else:
+        raise ChainError(None, f"malformed transform step {step!r}",
+                         "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`")
+    if not isinstance(args, list):
+        args = [args]
+    return str(name), [int(a) if isinstance(a, bool) else a for a in args]
+
+
+def _check_args(name: str, sig: Signature, args: list):
+    kinds = list(sig.args)
+    variadic = bool(kinds) and kinds[-1] == "*"
+    if variadic:
+        kinds = kinds[:-1]
+        expected = [kinds[0]] * len(args) if args else kinds
+    else:
+        expected = kinds
+        if len(args) != len(kinds):
+            raise ChainError(None, f"`{name}` takes {len(kinds)} argument(s), got {len(args)}")
+    for kind, arg in zip(expected, args):
+        ok = {
+            STR: isinstance(arg, str),
+            INT_ARG: isinstance(arg, int),
+            NUMBER: isinstance(arg, (int, str)),
+            LITERAL: isinstance(arg, (int, str)),
+        }[kind]
+        if not ok:
+            raise ChainError(None, f"`{name}` argument {arg!r} must be {kind.lower()}")
+
+
+def lower_chain(chain: list, declared: SpecType) -> Lowered:
+    """Type-check `chain` from string to `declared`. Raises ChainError with the step index."""
+    current = STRING
+    steps: list[dict] = []
+    nullifying = False
+    names = []
+    for index, raw in enumerate(chain or []):
+        try:
+            name, args = normalize_step(raw)
+            sig = REGISTRY.get(name)
+            if sig is None:
+                close = difflib.get_close_matches(name, REGISTRY, n=1)
+                raise ChainError(index, f"unknown transform `{name}`",
+                                 f"did you mean `{close[0]}`?" if close else None, unknown=True)
+            _check_args(name, sig, args)
+            current, step = sig.lower(current, args)
+        except ChainError as exc:
+            exc.index = index
+            raise
+        names.append(name)
+        nullifying = nullifying or name in NULLIFYING
+        if step["op"] != "noop":
+            steps.append(step)
+    if current != declared:
+        if not chain or assignable(current, declared):
+            _, step = _cast(declared, final=True)
+            if current.name == "bool" and declared.name == "string":
+                step["marker"] = False
+            steps.append(step)
+        else:
+            raise ChainError(None, f"the chain produces {current} but the field is declared {declared}",
+                             _conversion_hint(current, (declared.name,)) or "end the chain with a conversion to the declared type")
+    casts = sum(1 for s in steps if _is_coercion_point(s))
+    return Lowered(steps, declared, nullifying, casts, names)
+
+
+def _is_coercion_point(step: dict) -> bool:
+    return (step["op"] == "cast" and step.get("marker", True)) or step["op"] == "parse_format"
