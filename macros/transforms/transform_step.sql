@@ -28,10 +28,12 @@
   {%- elif op == 'coalesce' -%}coalesce({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
   {%- elif op == 'nullif' -%}nullif({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
   {%- elif op == 'json_path' -%}{{ bloomery.json_path(expr, step.path) }}
+  {#- arithmetic results are cast to the width the compiler derived; a value that outgrows it
+      is a coercion failure in a quality entity, like any cast -#}
   {%- elif op in ('multiply', 'divide') -%}
     {%- set sign = '*' if op == 'multiply' else '/' -%}
-    cast({{ expr }} {{ sign }} {{ step.literal }} as {{ bloomery.type_name(step.type) }})
-  {%- elif op == 'round' -%}cast(round({{ expr }}, {{ step.digits }}) as {{ bloomery.type_name(step.type) }})
+    {{ bloomery._arith_cast('(' ~ expr ~ ' ' ~ sign ~ ' ' ~ step.literal ~ ')', step.type, safe) }}
+  {%- elif op == 'round' -%}{{ bloomery._arith_cast('round(' ~ expr ~ ', ' ~ step.digits ~ ')', step.type, safe) }}
   {%- elif op == 'abs' -%}abs({{ expr }})
   {%- else -%}{{ exceptions.raise_compiler_error("bloomery.transform_step: unknown op " ~ op ~ "; recompile the specs with this version of bloomery") }}
   {%- endif -%}
@@ -86,4 +88,8 @@
 {%- endmacro %}
 {% macro postgres__json_path(expr, path) -%}
   jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }})
+{%- endmacro %}
+
+{% macro _arith_cast(expr, type, safe) -%}
+  {%- if safe -%}{{ bloomery.safe_cast(expr, type) }}{%- else -%}{{ bloomery.hard_cast(expr, type) }}{%- endif -%}
 {%- endmacro %}

@@ -32,6 +32,13 @@ def render(project: ProjectIR) -> dict[str, str]:
         if entity["quarantine"]:
             files[f"{name}__reject.sql"] = _reject_sql(entity)
         files[f"{name}.yml"] = _entity_yaml(entity)
+    judged = [e for e in project.entities.values() if e["rules"]]
+    if judged:
+        files["mart_data_quality.sql"] = _mart_sql(judged)
+        files["quality_quarantine_rate.sql"] = (
+            SQL_HEADER + _config(materialized="view", tags=["bloomery"])
+            + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
+        files["mart_data_quality.yml"] = _mart_yaml()
     return files
 
 
@@ -122,6 +129,46 @@ def _reject_sql(entity: dict) -> str:
             + "{{ bloomery.reject_rows(entity, ref(" + staged + ")) }}\n")
 
 
+def _mart_sql(entities: list[dict]) -> str:
+    items = []
+    for e in entities:
+        name = e["entity"]
+        reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
+        items.append("{" + ", ".join([
+            f'"entity": {literal(name)}', f'"mapping": {literal(e["mappings"][0]["mapping"])}',
+            f'"scd": {literal(e["scd"])}',
+            f'"rules": {literal([[r["name"], r["disposition"]] for r in e["rules"]])}',
+            f'"kept": ref({literal(name)})', f'"reject": {reject}',
+            f'"bronze": source(\'bronze\', {literal(e["mappings"][0]["source"])})']) + "}")
+    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
+                                 unique_key="run_id", on_schema_change="fail", tags=["bloomery"])
+            + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n]) }}\n")
+
+
+def _mart_yaml() -> str:
+    columns = [
+        ("entity", "Entity judged."), ("mapping", "Mapping that fed it (`<source>-><entity>`)."),
+        ("rule", "Rule name, or `(entity)` on the accounting row."),
+        ("disposition", "Effective disposition (`unknown_member` counts as flag), or `(entity)`."),
+        ("run_id", "dbt invocation_id of the run that took this snapshot."), ("run_date", "Start date of that run."),
+        ("rows_evaluated", "Accounting row only: entity rows plus unresolved rejects."),
+        ("rows_failed", "Rule rows only: rows of the population that fired the rule."),
+        ("rows_quarantined", "Accounting row only: unresolved rejects."),
+        ("rows_deduped", "Accounting row only: bronze rows that lost dedupe to a better row of their key."),
+        ("run_day", "run_date bucket."), ("run_week", "Monday of the run's week."), ("run_month", "First day of the month."),
+        ("run_quarter", "First day of the quarter."), ("run_year", "First day of the year."),
+    ]
+    doc = {"version": 2, "models": [
+        {"name": "mart_data_quality",
+         "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
+                        "up across entities and rules within a run; compare runs, do not sum them.",
+         "columns": [{"name": c, "description": d} for c, d in columns]},
+        {"name": "quality_quarantine_rate",
+         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts."},
+    ]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
 def _sources_yaml(project: ProjectIR) -> str:
     tables = []
     for source in project.sources:
@@ -152,11 +199,15 @@ def _entity_yaml(entity: dict) -> str:
     ]
     metadata = [{"name": m, "description": "Ingestion metadata, as stored in bronze."}
                 for m in ("_load_id", "_ingested_at", "_source_row_id")] if entity["metadata"] else []
+    staged_tests, entity_tests = _audits(entity)
+    _attach_asserts(entity, columns, taken={next(iter(t.values()))["name"] for t in staged_tests + entity_tests})
     models = [
         {"name": f"{name}__staged",
          "description": f"Every candidate row of `{name}` in this run, transformed, deduplicated and judged once "
-                        f"(route: keep, quarantine or deduped). Rules: {rule_list}."},
+                        f"(route: keep, quarantine or deduped). Rules: {rule_list}.",
+         **({"data_tests": staged_tests} if staged_tests else {})},
         {"name": name, "description": f"{entity['grain']}. Rows kept by the quality split.",
+         **({"data_tests": entity_tests} if entity_tests else {}),
          "columns": columns + metadata + quality_columns},
     ]
     if entity["quarantine"]:
@@ -167,6 +218,56 @@ def _entity_yaml(entity: dict) -> str:
             "columns": [{"name": c, "description": d} for c, d in _REJECT_COLUMNS],
         })
     return YAML_HEADER + yaml.safe_dump({"version": 2, "models": models}, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _test(test: str, name: str, description: str, severity: str = "error", **arguments) -> dict:
+    body = {"name": name, "description": description, "config": {"severity": severity}}
+    if arguments:
+        body["arguments"] = arguments
+    return {test: body}
+
+
+def _audits(entity: dict) -> tuple[list, list]:
+    """Blocking audits: on `__staged` so a failure stops the entity, its reject table and the mart."""
+    name = entity["entity"]
+    staged, kept = [], []
+    if entity["metadata"]:
+        staged.append(_test("bloomery.bloomery_ingestion_metadata", f"{name}_ingestion_metadata",
+                            "Blocking: _load_id, _ingested_at and _source_row_id present, _ingested_at casts to "
+                            "timestamp, and no source row claimed by two keys."))
+    for rule in entity["rules"]:
+        if rule["disposition"] == "fail":
+            staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule['name']}",
+                                f"Blocking: rows that fired fail rule `{rule['name']}`, in this run or published.",
+                                rule=rule["name"], entity=name))
+    if entity["quarantine"]:
+        source = entity["mappings"][0]["source"]
+        kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
+                          "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
+                          "reject table, exactly once.",
+                          staged="{{ ref('" + name + "__staged') }}", reject="{{ ref('" + name + "__reject') }}",
+                          source="{{ source('bronze', '" + source + "') }}"))
+    return staged, kept
+
+
+def _attach_asserts(entity: dict, columns: list[dict], taken: set[str]):
+    """Field `assert:` clauses: tests with severity warn, because an assert tells and never routes."""
+    by_name = {c["name"]: c for c in columns}
+    for a in entity["asserts"]:
+        # `<entity>_<field>_not_null` is also the name of a fail audit on a not_null rule
+        a = dict(a, name=a["name"] + "_assert" if a["name"] in taken else a["name"])
+        column = by_name[a["column"]]
+        tests = column.setdefault("data_tests", [])
+        what = f"Assert (warn): {a['column']} {a['kind']}"
+        if a["kind"] == "not_null":
+            tests.append(_test("not_null", a["name"], what, "warn"))
+        elif a["kind"] == "enum":
+            tests.append(_test("accepted_values", a["name"], what, "warn", values=a["value"],
+                               quote=a["column_type"]["name"] == "string"))
+        elif a["kind"] in ("min", "max"):
+            tests.append(_test("bloomery.bloomery_assert_bound", a["name"], what, "warn", bound=a["value"], side=a["kind"]))
+        else:
+            tests.append(_test("bloomery.bloomery_assert_regex", a["name"], what, "warn", regex=a["value"]))
 
 
 _REJECT_COLUMNS = [

@@ -1,0 +1,96 @@
+{#- `mart_data_quality`: one snapshot per run of how every entity's rows were judged.
+
+    Per entity, one accounting row (rule = disposition = '(entity)') carries the population
+    counts — rows_evaluated (entity rows plus unresolved rejects), rows_quarantined and
+    rows_deduped — and one row per rule carries rows_failed, with zero in the population
+    columns. So every count is additive across entities and rules within a run. Each
+    population is read once: all rule counts come from one aggregate over it.
+
+    entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze}]
+              where kept / reject / bronze are relations (reject may be none). -#}
+{% macro mart_data_quality(entities) -%}
+  {{ return(adapter.dispatch('mart_data_quality', 'bloomery')(entities)) }}
+{%- endmacro %}
+
+{% macro default__mart_data_quality(entities) -%}
+  {%- set q = adapter.quote -%}
+  {%- set s = bloomery.type_name({'name': 'string'}) -%}
+  {%- set i = bloomery.type_name({'name': 'int'}) -%}
+  {%- set d = bloomery.type_name({'name': 'date'}) -%}
+  {%- set day = run_started_at.date() -%}
+  {%- set week = day - modules.datetime.timedelta(days=day.weekday()) -%}
+  {%- set month = day.replace(day=1) -%}
+  {%- set quarter = day.replace(day=1, month=((day.month - 1) // 3) * 3 + 1) -%}
+  {%- set year = day.replace(day=1, month=1) -%}
+with
+{%- for e in entities %}
+{%- set n = loop.index0 %}
+population_{{ n }} as (
+  select {{ q('_quality_flags') }} as names from {{ e.kept }}
+  {%- if e.reject %}
+  union all
+  select {{ q('failed_rules') }} from {{ e.reject }} where {{ q('resolved_at') }} is null
+  {%- endif %}
+),
+counts_{{ n }} as (
+  select
+    count(*) as rows_evaluated,
+    {%- if e.reject %}
+    (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null) as rows_quarantined,
+    {%- else %}
+    0 as rows_quarantined,
+    {%- endif %}
+    (select count(*) from {{ e.bronze }}) as bronze_rows
+    {%- for r in e.rules %},
+    sum(case when {{ bloomery.flags_contain('names', r[0]) }} then 1 else 0 end) as {{ q('failed_' ~ loop.index0) }}
+    {%- endfor %}
+  from population_{{ n }}
+){{ "," if not loop.last }}
+{%- endfor %}
+{%- set rows = [] %}
+{%- for e in entities %}
+  {%- set n = loop.index0 %}
+  {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ " as entity, " ~ bloomery.string_literal(e.mapping)
+      ~ " as mapping, '(entity)' as rule, '(entity)' as disposition, rows_evaluated, 0 as rows_failed, rows_quarantined, "
+      ~ ("0" if e.get('scd') == 'type2' else "bronze_rows - rows_evaluated") ~ " as rows_deduped from counts_" ~ n) %}
+  {%- for r in e.rules %}
+  {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ ", " ~ bloomery.string_literal(e.mapping) ~ ", "
+      ~ bloomery.string_literal(r[0]) ~ ", " ~ bloomery.string_literal(r[1]) ~ ", 0, " ~ q('failed_' ~ loop.index0)
+      ~ ", 0, 0 from counts_" ~ n) %}
+  {%- endfor %}
+{%- endfor %}
+, judged as (
+  {{ rows | join('\n  union all\n  ') }}
+)
+select
+  cast(entity as {{ s }}) as entity,
+  cast(mapping as {{ s }}) as mapping,
+  cast(rule as {{ s }}) as rule,
+  cast(disposition as {{ s }}) as disposition,
+  cast({{ bloomery.string_literal(invocation_id) }} as {{ s }}) as run_id,
+  cast({{ bloomery.string_literal(day.isoformat()) }} as {{ d }}) as run_date,
+  cast(rows_evaluated as {{ i }}) as rows_evaluated,
+  cast(rows_failed as {{ i }}) as rows_failed,
+  cast(rows_quarantined as {{ i }}) as rows_quarantined,
+  cast(rows_deduped as {{ i }}) as rows_deduped,
+  cast({{ bloomery.string_literal(day.isoformat()) }} as {{ d }}) as run_day,
+  cast({{ bloomery.string_literal(week.isoformat()) }} as {{ d }}) as run_week,
+  cast({{ bloomery.string_literal(month.isoformat()) }} as {{ d }}) as run_month,
+  cast({{ bloomery.string_literal(quarter.isoformat()) }} as {{ d }}) as run_quarter,
+  cast({{ bloomery.string_literal(year.isoformat()) }} as {{ d }}) as run_year
+from judged
+{%- endmacro %}
+
+{#- quarantine rate per entity and run, derived from the stored counts (a stored rate would be
+    wrong at every other grouping). -#}
+{% macro quality_quarantine_rate(mart) -%}
+select
+  run_id, run_date, entity,
+  sum(rows_quarantined) as rows_quarantined,
+  sum(rows_evaluated) as rows_evaluated,
+  case when sum(rows_evaluated) = 0 then null
+       else cast(sum(rows_quarantined) as {{ bloomery.type_name({'name': 'decimal', 'precision': 38, 'scale': 10}) }}) / sum(rows_evaluated) end
+    as quality_quarantine_rate
+from {{ mart }}
+group by run_id, run_date, entity
+{%- endmacro %}
