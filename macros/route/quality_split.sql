@@ -6,10 +6,9 @@
     its key). The entity, the reject table, the audits and the mart all read these verdicts, so
     no rule is evaluated twice.
 
-    Incremental runs: the batch is the bronze rows ingested at or after the newest row the
-    entity holds (rows whose `_ingested_at` does not cast are always in it, so the metadata audit
-    sees them). Every bronze row of a key the batch touches is re-judged with it, so the winner
-    of each touched key is exactly the one a full refresh would pick.
+    Incremental runs: the batch is the bronze rows the entity has not accounted for yet (see
+    `_in_batch`). Every bronze row of a key the batch touches is re-judged with it, so the
+    winner of each touched key is exactly the one a full refresh would pick.
 
     entity    the resolved entity (compiler output)
     sources   {bronze relation name: relation}
@@ -21,7 +20,7 @@
 {% macro default__quality_split(entity, sources, parents) -%}
 {%- set q = adapter.quote -%}
 {%- set key = entity.key -%}
-{%- set watermark = bloomery._watermark(entity) -%}
+{%- set state = bloomery._batch_state(entity) -%}
 {%- set rules = entity.rules -%}
 with typed as (
 {%- for mapping in entity.mappings %}
@@ -53,15 +52,15 @@ with typed as (
   {%- endif %}
 {%- endfor %}
 ),
-{%- set in_batch = bloomery._in_batch(watermark) %}
+
 candidates as (
   select * from typed
-  {%- if watermark is not none %}
-  where {{ in_batch }}
+  {%- if state is not none %}
+  where {{ bloomery._in_batch(state) }}
   {%- if entity.dedupe %}
      or exists (
        select 1 from typed as b
-       where ({{ bloomery._in_batch(watermark, 'b.') }})
+       where {{ bloomery._in_batch(state, 'b.') }}
        {%- for k in key %} and b.{{ q(k) }} = typed.{{ q(k) }}{% endfor %}
      )
   {%- endif %}
@@ -151,20 +150,32 @@ where {{ q('_bloomery_rank') }} > 1
   {%- if rule.pairs | length == 1 -%}cast({{ q(rule.pairs[0][1]) }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__'{%- else -%}true{%- endif -%}
 {%- endmacro %}
 
-{#- Rows of this run's batch: ingested at or after the watermark, or with an `_ingested_at`
-    that does not cast (kept in so the blocking metadata audit sees them). -#}
-{% macro _in_batch(watermark, prefix='') -%}
-  {%- set ts = bloomery.safe_cast(prefix ~ adapter.quote('_ingested_at'), {'name': 'timestamp'}) -%}
-  ({{ ts }} is null or {{ ts }} >= cast({{ bloomery.string_literal(watermark) }} as {{ bloomery.type_name({'name': 'timestamp'}) }}))
+{#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a
+    load neither the entity nor the reject table has seen (a late load with older timestamps,
+    or a load delivered in parts), or with metadata the audit must see (NULL, uncastable). -#}
+{% macro _in_batch(state, prefix='') -%}
+  {%- set q = adapter.quote -%}
+  {%- set ts = bloomery.safe_cast(prefix ~ q('_ingested_at'), {'name': 'timestamp'}) -%}
+  ({{ ts }} is null or {{ prefix }}{{ q('_load_id') }} is null
+   or {{ ts }} >= cast({{ bloomery.string_literal(state.watermark) }} as {{ bloomery.type_name({'name': 'timestamp'}) }})
+   or {{ prefix }}{{ q('_load_id') }} not in (
+     select {{ q('_load_id') }} from {{ state.entity }} where {{ q('_load_id') }} is not null
+     {%- if state.reject is not none %}
+     union all
+     select {{ q('_load_id') }} from {{ state.reject }} where {{ q('_load_id') }} is not null
+     {%- endif %}
+   ))
 {%- endmacro %}
 
-{#- The newest `_ingested_at` the entity holds, or none for a full build. -#}
-{% macro _watermark(entity) -%}
+{#- What the entity already holds, for an incremental run; none for a full build. -#}
+{% macro _batch_state(entity) -%}
   {%- if not execute or not entity.metadata or flags.FULL_REFRESH -%}{{ return(none) }}{%- endif -%}
   {%- set rel = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
   {%- if rel is none -%}{{ return(none) }}{%- endif -%}
+  {%- set reject = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__reject') if entity.quarantine else none -%}
   {%- set ts = bloomery.safe_cast(adapter.quote('_ingested_at'), {'name': 'timestamp'}) -%}
   {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
   {%- set value = result.columns[0].values()[0] -%}
-  {{ return(value if value else none) }}
+  {%- if not value -%}{{ return(none) }}{%- endif -%}
+  {{ return({'watermark': value, 'entity': rel, 'reject': reject}) }}
 {%- endmacro %}
