@@ -105,7 +105,7 @@ def _entity_sql(entity: dict) -> str:
     if entity["metadata"]:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")) }}")
-        config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
+        config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
                          pre_hook=[hook], grants=_grants(entity), tags=["bloomery"])
     else:
         config = _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
@@ -221,7 +221,10 @@ def _entity_yaml(entity: dict) -> str:
 
 
 def _test(test: str, name: str, description: str, severity: str = "error", **arguments) -> dict:
-    body = {"name": name, "description": description, "config": {"severity": severity}}
+    # Blocking audits keep their offending rows (dbt's store_failures) so an operator can see
+    # which `_source_row_id`s stopped the run, not just how many.
+    config = {"severity": severity, "store_failures": True} if severity == "error" else {"severity": severity}
+    body = {"name": name, "description": description, "config": config}
     if arguments:
         body["arguments"] = arguments
     return {test: body}
