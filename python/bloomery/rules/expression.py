@@ -35,7 +35,7 @@ _TOKEN_RE = re.compile(r"__bloomery_col_(\d+)__")
 _DRAFT_RE = re.compile(r"__bloomery_draft_(\d+)__")
 
 # The shapes that are a condition by themselves. AND/OR/NOT and parentheses are accepted
-# around them (see _is_boolean_shaped); anything else is a value, not a rule.
+# around them (see _not_boolean_shaped); anything else is a value, not a rule.
 _PREDICATES = (
     exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ,
     exp.In, exp.Between, exp.Is, exp.Like, exp.ILike, exp.Boolean,
@@ -94,12 +94,13 @@ def check_expression(expr: str, known_columns: Iterable[str]) -> CheckedExpressi
                               "its column placeholders; choose another value or name")
 
     tree = _parse_one(expr)
-    _refuse_forbidden_nodes(tree, expr)
-    if not _is_boolean_shaped(tree):
+    _refuse_forbidden_nodes(tree)
+    offender = _not_boolean_shaped(tree)
+    if offender is not None:
         raise ExpressionError(
-            f"`{expr.strip()}` is not a condition; an expression rule must be a comparison, "
-            "AND/OR/NOT, IN, BETWEEN, IS [NOT] NULL, LIKE/ILIKE or TRUE/FALSE, "
-            "e.g. `a + b > 0` rather than `a + b`, `flag = TRUE` rather than `flag`"
+            f"`{offender.sql(comments=False)}` is not a condition; an expression rule is built "
+            "from comparisons, IN, BETWEEN, IS [NOT] NULL, LIKE/ILIKE and TRUE/FALSE joined by "
+            "AND/OR/NOT: write e.g. `a + b > 0` rather than `a + b`, `flag = TRUE` rather than `flag`"
         )
     return _template(tree, tuple(known_columns))
 
@@ -137,7 +138,7 @@ def _parse_one(expr: str) -> exp.Expression:
     return statements[0]
 
 
-def _refuse_forbidden_nodes(tree: exp.Expression, expr: str) -> None:
+def _refuse_forbidden_nodes(tree: exp.Expression) -> None:
     for node in tree.walk():
         if isinstance(node, _STATEMENT_NODES) or type(node).__module__.endswith((".ddl", ".dml")):
             raise ExpressionError(f"expr contains a statement ({node.key.upper()}); an "
@@ -152,7 +153,7 @@ def _refuse_forbidden_nodes(tree: exp.Expression, expr: str) -> None:
         if isinstance(node, exp.Star):
             raise ExpressionError("expr contains `*`; name the columns")
         if isinstance(node, (AggFunc, exp.Window)):
-            raise ExpressionError(f"expr uses `{node.sql()}`, which aggregates over rows; an "
+            raise ExpressionError(f"expr uses `{node.sql()}`, which looks across rows; an "
                                   "expression rule judges one row at a time")
         if isinstance(node, (exp.Dot, exp.Column)) and _is_qualified(node):
             raise ExpressionError(f"`{node.sql()}` is a qualified column; write the bare "
@@ -173,14 +174,15 @@ def _is_qualified(node: exp.Expression) -> bool:
     return any(node.args.get(part) for part in ("table", "db", "catalog"))
 
 
-def _is_boolean_shaped(node: exp.Expression) -> bool:
+def _not_boolean_shaped(node: exp.Expression) -> exp.Expression | None:
+    """The first part of the tree that is a value where a condition is needed, or None."""
     if isinstance(node, exp.Paren):
-        return _is_boolean_shaped(node.this)
+        return _not_boolean_shaped(node.this)
     if isinstance(node, (exp.And, exp.Or)):
-        return _is_boolean_shaped(node.this) and _is_boolean_shaped(node.expression)
+        return _not_boolean_shaped(node.this) or _not_boolean_shaped(node.expression)
     if isinstance(node, exp.Not):
-        return _is_boolean_shaped(node.this)
-    return isinstance(node, _PREDICATES)
+        return _not_boolean_shaped(node.this)
+    return None if isinstance(node, _PREDICATES) else node
 
 
 def _template(tree: exp.Expression, known: tuple[str, ...]) -> CheckedExpression:

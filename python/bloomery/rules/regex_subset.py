@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 __all__ = ["PortableRegexError", "check_portable_regex"]
 
@@ -96,7 +96,7 @@ class _Width(NamedTuple):
 
     lo: int
     hi: int | None
-    bounds: int = 1
+    repeat_product: int = 1
 
 
 _ONE = _Width(1, 1)
@@ -130,7 +130,7 @@ class _Parser:
         j = self.i + ahead
         return self.p[j] if j < len(self.p) else ""
 
-    def fail(self, construct: str, message: str, position: int | None = None) -> None:
+    def fail(self, construct: str, message: str, position: int | None = None) -> NoReturn:
         raise PortableRegexError(construct, message, self.i if position is None else position)
 
     # -- grammar -----------------------------------------------------------------------------
@@ -157,12 +157,12 @@ class _Parser:
                           "rest optional with ? instead, e.g. (?:ab)? for (?:ab|)", start)
         his = [w.hi for w in widths]
         return _Width(min(w.lo for w in widths), None if None in his else max(his),
-                      max(w.bounds for w in widths))
+                      max(w.repeat_product for w in widths))
 
     def branch(self, top: bool) -> _Width | None:
         """One branch; None when it is empty. Anchors are only legal at its two ends."""
         start = self.i
-        lo, hi, bounds, pieces = 0, 0, 1, 0
+        lo, hi, product, pieces = 0, 0, 1, 0
         anchored_start = anchored_end = False
         while self.i < len(self.p) and self.peek() not in "|)":
             c = self.peek()
@@ -175,11 +175,11 @@ class _Parser:
             w = self.piece()
             lo += w.lo
             hi = None if hi is None or w.hi is None else hi + w.hi
-            bounds = max(bounds, w.bounds)
+            product = max(product, w.repeat_product)
             pieces += 1
         if top:
             self.branches.append((start, self.i, anchored_start, anchored_end))
-        return _Width(lo, hi, bounds) if pieces else None
+        return _Width(lo, hi, product) if pieces else None
 
     def anchor(self, top: bool, branch_start: int) -> None:
         c = self.peek()
@@ -196,13 +196,12 @@ class _Parser:
         self.i += 1
 
     def piece(self) -> _Width:
-        atom_start = self.i
         if self.peek() in _QUANTIFIERS:
             self.fail("nothing to repeat", "a quantifier needs something before it; escape a "
                       f"literal one as \\{self.peek()}")
         width, is_group = self.atom()
         if self.peek() in _QUANTIFIERS:
-            width = self.quantifier(width, is_group, atom_start)
+            width = self.quantifier(width, is_group)
         return width
 
     def atom(self) -> tuple[_Width, bool]:
@@ -227,7 +226,7 @@ class _Parser:
                       "are not portable")
         self.i += 1
 
-    def quantifier(self, inner: _Width, is_group: bool, atom_start: int) -> _Width:
+    def quantifier(self, inner: _Width, is_group: bool) -> _Width:
         q_start = self.i
         if self.peek() == "{":
             lo, hi = self.bounds()
@@ -249,15 +248,19 @@ class _Parser:
             self.fail("variable-length repeated group", "* + and {n,} on a group whose match "
                       "length varies backtrack catastrophically; repeat a fixed-length group "
                       "like (?:ab)+, or flatten it, e.g. (?:a+)+ to a+", q_start)
-        bounds = inner.bounds
-        if self.p[q_start] == "{":
-            count = hi if hi is not None else lo
-            bounds *= max(count, 1)
-            if bounds > _MAX_BOUND_PRODUCT:
+        if is_group and inner.lo == 0 and (hi is None or hi > 1):
+            # Beyond the spec's list, same reason: when every repetition may match nothing,
+            # even a counted repeat like (?:a?){50} has 2^50 ways to fail on a short value.
+            self.fail("repeated group that can match empty", "every repetition could match "
+                      "nothing; repeat the inside instead, e.g. a{0,5} for (?:a?){5}", q_start)
+        product = inner.repeat_product
+        if self.p[q_start] == "{":  # RE2 counts only {..} repeats, by their upper bound
+            product *= max(hi if hi is not None else lo, 1)
+            if product > _MAX_BOUND_PRODUCT:
                 self.fail("repeat count too large", f"nested counted repeats multiply past "
                           f"{_MAX_BOUND_PRODUCT}, which RE2 refuses; flatten them", q_start)
         return _Width(inner.lo * lo, None if hi is None or inner.hi is None else inner.hi * hi,
-                      bounds)
+                      product)
 
     def bounds(self) -> tuple[int, int | None]:
         start = self.i
@@ -335,7 +338,6 @@ class _Parser:
             c, ("unknown escape", "only \\d \\w \\s \\D \\W \\S \\t \\n \\r and escaped "
                 "punctuation are portable"))
         self.fail(construct, advice, start)
-        return None  # unreachable: fail raises
 
     def char_class(self) -> None:
         start = self.i
