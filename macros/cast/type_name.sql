@@ -10,16 +10,4 @@
   {%- else -%}{{ names[type.name] }}{%- endif -%}
 {%- endmacro %}
 
-{% macro postgres__type_name(type) -%}
-  {%- set names = {'string': 'text', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'jsonb'} -%}
-  {%- if type.name == 'decimal' -%}numeric({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
-{%- endmacro %}
 
-{% macro spark__type_name(type) -%}
-  {%- set names = {'string': 'string', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'string'} -%}
-  {%- if type.name == 'decimal' -%}decimal({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
-{%- endmacro %}

@@ -17,18 +17,6 @@
   {%- endif -%}
 {%- endmacro %}
 
-{% macro postgres__flag_list(items) -%}
-  {%- set empty = 'cast(array[] as text[])' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then array[' ~ bloomery.string_literal(item[0]) ~ ']::text[] else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'array_cat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
 
 {% macro empty_flags() -%}{{ bloomery.flag_list([]) }}{%- endmacro %}
 
@@ -37,10 +25,8 @@
   {{ return(adapter.dispatch('flags_size', 'bloomery')(expr)) }}
 {%- endmacro %}
 {% macro default__flags_size(expr) -%}len({{ expr }}){%- endmacro %}
-{% macro postgres__flags_size(expr) -%}coalesce(array_length({{ expr }}, 1), 0){%- endmacro %}
 
 {% macro flags_contain(expr, name) -%}
   {{ return(adapter.dispatch('flags_contain', 'bloomery')(expr, name)) }}
 {%- endmacro %}
 {% macro default__flags_contain(expr, name) -%}list_contains({{ expr }}, {{ bloomery.string_literal(name) }}){%- endmacro %}
-{% macro postgres__flags_contain(expr, name) -%}({{ bloomery.string_literal(name) }} = any({{ expr }})){%- endmacro %}

@@ -56,7 +56,6 @@ left join {{ this }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reje
   {{ return(adapter.dispatch('sha256_hex', 'bloomery')(expr)) }}
 {%- endmacro %}
 {% macro default__sha256_hex(expr) -%}sha256({{ expr }}){%- endmacro %}
-{% macro postgres__sha256_hex(expr) -%}encode(sha256(convert_to({{ expr }}, 'UTF8')), 'hex'){%- endmacro %}
 
 {#- A JSON object of columns, keys sorted (the compiler sorts them). -#}
 {% macro json_object(columns, prefix='', column_prefix='') -%}
@@ -64,9 +63,6 @@ left join {{ this }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reje
 {%- endmacro %}
 {% macro default__json_object(columns, prefix, column_prefix) -%}
   json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
-{%- endmacro %}
-{% macro postgres__json_object(columns, prefix, column_prefix) -%}
-  jsonb_build_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
 {%- endmacro %}
 
 {#- Post-hook: an unresolved reject whose source row was re-judged in this run and not diverted

@@ -64,15 +64,8 @@
 {% macro default__regex_match(expr, pattern) -%}
   regexp_matches({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
-{% macro postgres__regex_match(expr, pattern) -%}
-  ({{ expr }} ~ {{ bloomery.string_literal(pattern) }})
-{%- endmacro %}
-{% macro spark__regex_match(expr, pattern) -%}
-  ({{ expr }} rlike {{ bloomery.string_literal(pattern) }})
-{%- endmacro %}
 
 {% macro nfc_normalize(expr) -%}
   {{ return(adapter.dispatch('nfc_normalize', 'bloomery')(expr)) }}
 {%- endmacro %}
 {% macro default__nfc_normalize(expr) -%}nfc_normalize({{ expr }}){%- endmacro %}
-{% macro postgres__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}

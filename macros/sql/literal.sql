@@ -9,10 +9,6 @@
   '{{ (value | string) | replace("'", "''") }}'
 {%- endmacro %}
 
-{#- Spark reads backslash as an escape inside string literals. -#}
-{% macro spark__string_literal(value) -%}
-  '{{ (value | string) | replace("\\", "\\\\") | replace("'", "\\'") }}'
-{%- endmacro %}
 
 {% macro ident(name) -%}
   {{ return(adapter.quote(name)) }}

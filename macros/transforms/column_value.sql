@@ -34,6 +34,3 @@
 {% macro default__json_scalar(expr, path) -%}
   json_extract_string({{ expr }}, {{ bloomery.string_literal(path) }})
 {%- endmacro %}
-{% macro postgres__json_scalar(expr, path) -%}
-  jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }}) #>> '{}'
-{%- endmacro %}

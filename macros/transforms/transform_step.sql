@@ -52,16 +52,12 @@
 {% macro default__regex_extract(expr, pattern, group) -%}
   regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
 {%- endmacro %}
-{% macro postgres__regex_extract(expr, pattern, group) -%}
-  (regexp_match({{ expr }}, {{ bloomery.string_literal(pattern) }}))[{{ group if group > 0 else 1 }}]
-{%- endmacro %}
 
 {#- ISO 8601 text as the engine's timestamp cast reads it; Trino needs a space, not a T. -#}
 {% macro iso_timestamp_text(expr) -%}
   {{ return(adapter.dispatch('iso_timestamp_text', 'bloomery')(expr)) }}
 {%- endmacro %}
 {% macro default__iso_timestamp_text(expr) -%}{{ expr }}{%- endmacro %}
-{% macro trino__iso_timestamp_text(expr) -%}replace({{ expr }}, 'T', ' '){%- endmacro %}
 
 {#- An explicit-format parse. In a quality entity a value that does not parse is a coercion
     failure like any cast, never an aborted run. -#}
@@ -85,9 +81,6 @@
 {%- endmacro %}
 {% macro default__json_path(expr, path) -%}
   json_extract({{ expr }}, {{ bloomery.string_literal(path) }})
-{%- endmacro %}
-{% macro postgres__json_path(expr, path) -%}
-  jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }})
 {%- endmacro %}
 
 {% macro _arith_cast(expr, type, safe) -%}
