@@ -4,10 +4,11 @@ Stages, each collecting its errors before the next runs (so a user sees every pr
 kind at once, without cascades from an earlier one):
 
   parse      YAML, document kinds, JSON Schema, grammars the schema cannot say
-  resolve    mappings to entities and fields, merged entities
-  typecheck  transform chains (transforms/chain.py)
+  resolve    mappings to entities and fields, relationships, canonical links, merged entities
+  typecheck  declared types, transform chains (transforms/chain.py)
   guardrail  everything else decidable from the spec alone, and rule resolution
-             (implicit `coercible`, generated names, forced dispositions)
+             (implicit `coercible`, generated names, forced dispositions), reconcile and
+             coverage checks
 
 The output (`ProjectIR`) is what the emitter turns into dbt files; the macros render it.
 """
@@ -16,17 +17,19 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
 from .rules.expression import ExpressionError, check_expression
 from .rules.regex_subset import PortableRegexError, check_portable_regex
 from .spec.documents import SpecDocument, discover, read_document
+from .spec.yaml_source import format_path
 from .transforms.chain import NULLIFYING, ChainError, Lowered, lower_chain
-from .transforms.types import SpecType, parse_type
+from .transforms.types import SpecType, parse_type, type_problem
 
 METADATA = ("_load_id", "_ingested_at", "_source_row_id")
 RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", "_load_id",
@@ -35,18 +38,42 @@ SEVERITY = {"flag": 1, "quarantine": 2, "fail": 3}
 RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
 UNKNOWN_MEMBER = "__unknown__"
+RECONCILE_AGGS = ("avg", "count", "max", "min", "sum")
+CHARSET_MAX = 1024
+# A pattern's size once its counted repeats are written out. Measured on the shipped engines:
+# PostgreSQL 15 refuses `[a-z]{255}` repeated 180 times (45,900 positions) with "regular
+# expression is too complex"; DuckDB's RE2 refuses `.{1,255}` x 250 with "pattern too large" and
+# takes seconds to compile x 150. Real rules stay far below this limit.
+PATTERN_MAX_POSITIONS = 5000
 _RULE_NAME = re.compile(r"[^a-z0-9_]")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
 _DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_RECONCILE_AGG_SIDE = re.compile(
+    rf"^(?P<agg>[A-Za-z_]+)\s*\(\s*(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})\s*\)\s+by\s+(?P<by>.+)$")
+_RECONCILE_BARE_SIDE = re.compile(rf"^(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})$")
 
 
 @dataclass
 class ProjectIR:
-    entities: dict[str, dict]                 # entity name -> entity IR (see _entity_ir)
+    entities: dict[str, dict]                 # entity name -> entity IR (see entity_ir)
     relationships: list[dict] = field(default_factory=list)
     sources: list[dict] = field(default_factory=list)   # bronze relations, with freshness
     files: list[str] = field(default_factory=list)
+    reconcile: list[dict] = field(default_factory=list)  # document-level checks (spec 3.6)
+    coverage: list[dict] = field(default_factory=list)
+    # spec path text ("mapping[a->b].fields.x.transform[1]") -> Location; for later stages
+    # (emit) that know where a problem is in spec terms but not in which file and line.
+    locate: Callable[[str], Location] | None = field(default=None, repr=False, compare=False)
+
+    def relocate(self, error: BloomeryError) -> BloomeryError:
+        """Give an error raised after compilation (emit) the file, line and column of its spec path."""
+        loc = error.location
+        if self.locate is not None and loc.path and not loc.file:
+            found = self.locate(loc.path)
+            error.location = Location(found.file, found.line, found.column, loc.path)
+        return error
 
 
 def check_project(specs_dir: Path) -> ProjectIR:
@@ -75,6 +102,20 @@ class _Compiler:
     def stage_done(self):
         self.sink.raise_if_any()
 
+    def locator(self) -> Callable[[str], Location]:
+        by_label = {self.mapping_label(d): d for d in self.mappings}
+        model = self.model
+
+        def locate(text: str) -> Location:
+            doc, rest = model, text
+            m = re.match(r"^(mapping\[[^\]]*\])\.?(.*)$", text)
+            if m and m.group(1) in by_label:
+                doc, rest = by_label[m.group(1)], m.group(2)
+            location = doc.yaml.location(_parse_path(rest))
+            return Location(location.file, location.line, location.column, text)
+
+        return locate
+
     # -- run -------------------------------------------------------------------------------------
     def run(self) -> ProjectIR:
         self.load()
@@ -93,7 +134,7 @@ class _Compiler:
     def load(self):
         if not self.specs_dir.is_dir():
             self.sink.add(E.SpecParseError(f"specs directory {self.specs_dir} does not exist",
-                                           Location(str(self.specs_dir)), "pass --specs DIR"))
+                                           Location(str(self.specs_dir)), "pass --specs DIR, the folder holding the spec files"))
             return
         paths = discover(self.specs_dir)
         for path in paths:
@@ -123,18 +164,18 @@ class _Compiler:
                 Location(str(self.specs_dir)), "add entity_model.yaml with `spec_version: 1` and `entities:`"))
 
     def parse_semantics(self):
-        """Grammar the JSON Schema cannot express: reserved names, type bounds, bounds, regexes."""
+        """Grammar the JSON Schema cannot express: reserved names, type strings, bounds, regexes."""
         model = self.model
         for name, entity in model.value["entities"].items():
             base = ("entities", name)
             for fname, fspec in entity["fields"].items():
-                if fname in RESERVED:
+                if fname in RESERVED:  # also refused by the schema; kept for callers that skip it
                     self.error(E.SpecParseError, model, base + ("fields", fname),
                                f"`{fname}` is a reserved name", "rename the field")
-                if parse_type(fspec["type"]) is None:
-                    self.error(E.SpecParseError, model, base + ("fields", fname, "type"),
-                               f"`{fspec['type']}` is not a valid type",
-                               "decimal(p,s) needs 1 <= p <= 38 and s <= p")
+                problem = type_problem(fspec["type"])
+                if problem and problem[0] == "grammar":
+                    self.error(E.SpecParseError, model, base + ("fields", fname, "type"), problem[1],
+                               "decimal(p,s) needs 1 <= p <= 38 and s <= p, e.g. decimal(12,4)")
             for i, rule in enumerate(entity.get("quality", [])):
                 if rule.get("rule") == "expression" and rule.get("name") in RESERVED:
                     self.error(E.SpecParseError, model, base + ("quality", i, "name"),
@@ -148,30 +189,49 @@ class _Compiler:
         kind = rule["rule"]
         if kind in ("range", "length"):
             bounds = [b for b in ("min", "max") if b in rule]
-            if not bounds:
+            if not bounds:  # the schema says so too
                 self.error(E.SpecParseError, doc, path, f"`{kind}` needs `min`, `max` or both",
                            f"write {{rule: {kind}, min: 0, on_fail: ...}}")
-            for b in bounds:
-                value = rule[b]
-                if kind == "length":
-                    continue  # schema: integers >= 0
-                if isinstance(value, bool) or not _bound_ok(value):
-                    self.error(E.SpecParseError, doc, path + (b,),
-                               f"range bound {value!r} is not an integer, an exact decimal or an ISO date/timestamp",
-                               'write 0, "12.50" or "2015-01-01T00:00:00" (no nan, inf or exponent)')
-            if kind == "length" and len(bounds) == 2 and rule["min"] > rule["max"]:
-                self.error(E.SpecParseError, doc, path, "length `min` is greater than `max`")
+            if kind == "range":
+                for b in bounds:
+                    value = rule[b]
+                    if isinstance(value, bool) or not _bound_ok(value):
+                        self.error(E.SpecParseError, doc, path + (b,),
+                                   f"range bound {_show(value)} is not an integer, an exact decimal or a valid ISO "
+                                   "date/timestamp",
+                                   'write 0, "12.50", "2015-01-01" or "2015-01-01T00:00:00" (no nan, inf or exponent)')
+                        return
+                if len(bounds) == 2 and _bounds_reversed(rule["min"], rule["max"]):
+                    self.error(E.SpecParseError, doc, path,
+                               f"range `min` {_show(rule['min'])} is above `max` {_show(rule['max'])}: every value would fail",
+                               "swap the bounds")
+            elif len(bounds) == 2 and rule["min"] > rule["max"]:
+                self.error(E.SpecParseError, doc, path,
+                           f"length `min` {rule['min']} is above `max` {rule['max']}: every value would fail",
+                           "swap the bounds")
         elif kind == "pattern":
             try:
                 check_portable_regex(rule["regex"])
             except PortableRegexError as exc:
                 self.error(E.SpecParseError, doc, path + ("regex",), str(exc),
                            "pattern accepts a portable regex subset, anchored with ^...$")
+            except (RecursionError, ValueError, OverflowError) as exc:
+                self.error(E.SpecParseError, doc, path + ("regex",), f"the pattern cannot be read: {exc}",
+                           "pattern accepts a portable regex subset, anchored with ^...$")
 
     # -- resolve ---------------------------------------------------------------------------------
     def resolve(self) -> dict[str, list[SpecDocument]]:
         model = self.model
         entities = model.value["entities"]
+        for name, entity in entities.items():
+            for i, col in enumerate(entity["key"]):
+                if col not in entity["fields"]:
+                    close = difflib.get_close_matches(col, entity["fields"], n=1)
+                    self.error(E.MissingReference, model, ("entities", name, "key", i),
+                               f"key column `{col}` of entity `{name}` is not one of its fields",
+                               f"did you mean `{close[0]}`?" if close else f"declare `{col}` under entities.{name}.fields")
+        self.check_canonical()
+        self.check_relationships()
         by_entity: dict[str, list[SpecDocument]] = {}
         for doc in sorted(self.mappings, key=lambda d: (str(d.value["source"]), d.file)):
             v = doc.value
@@ -200,7 +260,7 @@ class _Compiler:
                                f"`{col}` is under `key:` but is not part of entity `{target}`'s key {entity['key']}",
                                "move it under `fields:`", prefix=label)
             for col in entity["key"]:
-                if col not in key:
+                if col in fields and col not in key:
                     self.error(E.ResolutionError, doc, ("key",),
                                f"entity key column `{col}` is not mapped under `key:`",
                                f"add `{col}: {{from: \"$.<column>\"}}` under key", prefix=label)
@@ -211,20 +271,77 @@ class _Compiler:
             same_source = [d for d in by_entity.get(target, []) if d.value["source"] == v["source"]]
             if same_source:
                 self.error(E.ResolutionError, doc, ("source",),
-                           f"two mappings of entity `{target}` read source `{v['source']}` ({same_source[0].file})",
+                           f"two mappings of entity `{target}` read source `{v['source']}` (the other is "
+                           f"{same_source[0].file}); a merged entity unions different sources",
                            "merge them into one mapping", prefix=label)
                 continue
             by_entity.setdefault(target, []).append(doc)
         for name, docs in by_entity.items():
-            if len(docs) > 1 and self.joins_quality(name, docs, ignore_dedupe=False):
-                entity = entities[name]
+            if len(docs) < 2:
+                continue
+            entity = entities[name]
+            if self.joins_quality(name, docs, ignore_dedupe=False):
                 what = [k for k in ("dedupe", "quarantine", "quality") if entity.get(k)]
                 if any(f.get("quality") for d in docs for f in d.value.get("fields", {}).values()):
-                    what.append("field quality")
+                    what.append("field quality rules")
                 self.error(E.ResolutionError, model, ("entities", name),
-                           f"entity `{name}` is merged from {len(docs)} mappings and declares {', '.join(what)}",
+                           f"entity `{name}` is merged from {len(docs)} mappings ({', '.join(self.mapping_label(d) for d in docs)}) "
+                           f"and declares {', '.join(what)}",
                            "a merged entity cannot carry dedupe, quarantine or quality rules; give it one mapping")
+            # `required` is metadata, checked only here: a union must not leave a required
+            # column NULL for every row of one of its sources.
+            for fname, fspec in entity["fields"].items():
+                if not fspec.get("required") or fname in entity["key"]:
+                    continue
+                for doc in docs:
+                    if fname not in doc.value.get("fields", {}):
+                        self.error(E.ResolutionError, doc, ("fields",),
+                                   f"`{fname}` is required on merged entity `{name}`, but this mapping does not map it",
+                                   f"map `{fname}` here, or drop `required: true` from the field",
+                                   prefix=self.mapping_label(doc))
         return by_entity
+
+    def check_canonical(self):
+        catalog_fields = (self.catalog.value.get("canonical_fields") or {}) if self.catalog else {}
+        for name, entity in self.model.value["entities"].items():
+            for fname, fspec in entity["fields"].items():
+                link = fspec.get("canonical")
+                if link is None or link in catalog_fields:
+                    continue
+                path = ("entities", name, "fields", fname, "canonical")
+                if self.catalog is None:
+                    self.error(E.MissingReference, self.model, path,
+                               f"`{fname}` links to canonical field `{link}`, but the project has no catalog",
+                               "add a catalog (`catalog_version: 1`) declaring it, or drop `canonical:`")
+                    continue
+                close = difflib.get_close_matches(link, catalog_fields, n=1)
+                self.error(E.MissingReference, self.model, path,
+                           f"`{fname}` links to canonical field `{link}`, which the catalog ({self.catalog.file}) "
+                           "does not declare", f"did you mean `{close[0]}`?" if close else
+                           "declare it under the catalog's `canonical_fields:`, or drop `canonical:`")
+
+    def check_relationships(self):
+        model = self.model
+        entities = model.value["entities"]
+        for i, rel in enumerate(model.value.get("relationships", [])):
+            ok = True
+            for side in ("from", "to"):
+                if rel[side] not in entities:
+                    ok = False
+                    close = difflib.get_close_matches(rel[side], entities, n=1)
+                    self.error(E.MissingReference, model, ("relationships", i, side),
+                               f"relationship `{rel['name']}` names unknown entity `{rel[side]}`",
+                               f"did you mean `{close[0]}`?" if close else "declare it under `entities:`")
+            if not ok:
+                continue
+            for fcol, tcol in rel["via"].items():
+                for side, col in (("from", fcol), ("to", tcol)):
+                    fields = entities[rel[side]]["fields"]
+                    if col not in fields:
+                        close = difflib.get_close_matches(col, fields, n=1)
+                        self.error(E.MissingReference, model, ("relationships", i, "via", fcol),
+                                   f"relationship `{rel['name']}`: `{col}` is not a field of `{rel[side]}`",
+                                   f"did you mean `{close[0]}`?" if close else None)
 
     def joins_quality(self, name, docs, ignore_dedupe=True) -> bool:
         entity = self.model.value["entities"][name]
@@ -237,6 +354,12 @@ class _Compiler:
     # -- typecheck -------------------------------------------------------------------------------
     def typecheck(self, by_entity) -> dict:
         entities = self.model.value["entities"]
+        for name, entity in entities.items():
+            for fname, fspec in entity["fields"].items():
+                problem = type_problem(fspec["type"])
+                if problem:  # grammar problems stopped the parse stage: this is the precision cap
+                    self.error(E.TypeCheckError, self.model, ("entities", name, "fields", fname, "type"), problem[1],
+                               "use at most decimal(38,s)")
         lowered: dict = {}
         for name, docs in by_entity.items():
             fields = entities[name]["fields"]
@@ -244,14 +367,15 @@ class _Compiler:
                 label = self.mapping_label(doc)
                 for section in ("key", "fields"):
                     for col, spec in doc.value.get(section, {}).items():
-                        if col not in fields:
+                        declared = parse_type(fields[col]["type"]) if col in fields else None
+                        if declared is None:
                             continue
-                        declared = parse_type(fields[col]["type"])
                         try:
                             low = lower_chain(spec.get("transform", []), declared)
                         except ChainError as exc:
                             path = (section, col, "transform") + ((exc.index,) if exc.index is not None else ())
-                            cls = E.UnknownTransformError if exc.unknown else E.TypeCheckError
+                            cls = (E.SpecParseError if exc.malformed else
+                                   E.UnknownTransformError if exc.unknown else E.TypeCheckError)
                             self.error(cls, doc, path, exc.message, exc.hint, prefix=label)
                             continue
                         lowered[(id(doc), col)] = low
@@ -260,12 +384,13 @@ class _Compiler:
     # -- guardrails and rule resolution -------------------------------------------------------
     def build(self, by_entity, lowered) -> ProjectIR:
         model = self.model.value
-        relationships = {r["name"]: r for r in model.get("relationships", [])}
-        self.check_relationships(relationships)
-        project = ProjectIR(entities={}, relationships=list(relationships.values()))
-        for name in sorted(by_entity):
-            ir = self.entity_ir(name, by_entity[name], lowered, relationships)
-            if ir is not None:
+        relationships = self.unique_relationships()
+        project = ProjectIR(entities={}, relationships=list(relationships.values()), locate=self.locator())
+        for name in sorted(model["entities"]):
+            docs = by_entity.get(name, [])
+            ir = self.entity_ir(name, docs, lowered, relationships, by_entity)
+            # An entity no mapping feeds is still checked, but builds no relation.
+            if ir is not None and docs:
                 project.entities[name] = ir
         for doc in self.mappings:
             v = doc.value
@@ -283,31 +408,24 @@ class _Compiler:
             project.sources.append(source)
         project.sources.sort(key=lambda s: s["name"])
         self.check_cycles(project)
+        project.reconcile = self.reconcile_irs(by_entity)
+        project.coverage = self.coverage_irs(by_entity, relationships)
         project.files = sorted([self.model.file] + [d.file for d in self.mappings]
                                + ([self.catalog.file] if self.catalog else []))
         return project
 
-    def check_relationships(self, relationships):
-        model = self.model
-        entities = model.value["entities"]
-        for i, rel in enumerate(model.value.get("relationships", [])):
-            for side in ("from", "to"):
-                if rel[side] not in entities:
-                    close = difflib.get_close_matches(rel[side], entities, n=1)
-                    self.error(E.MissingReference, model, ("relationships", i, side),
-                               f"relationship `{rel['name']}` names unknown entity `{rel[side]}`",
-                               f"did you mean `{close[0]}`?" if close else None)
-                    continue
-            if rel["from"] in entities and rel["to"] in entities:
-                for fcol, tcol in rel["via"].items():
-                    if fcol not in entities[rel["from"]]["fields"]:
-                        self.error(E.MissingReference, model, ("relationships", i, "via", fcol),
-                                   f"`{fcol}` is not a field of `{rel['from']}`")
-                    if tcol not in entities[rel["to"]]["fields"]:
-                        self.error(E.MissingReference, model, ("relationships", i, "via", fcol),
-                                   f"`{tcol}` is not a field of `{rel['to']}`")
+    def unique_relationships(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for i, rel in enumerate(self.model.value.get("relationships", [])):
+            if rel["name"] in out:
+                self.error(E.GuardrailError, self.model, ("relationships", i, "name"),
+                           f"a second relationship named `{rel['name']}`: rules and checks could not tell them apart",
+                           "rename one of them")
+                continue
+            out[rel["name"]] = rel
+        return out
 
-    def entity_ir(self, name, docs, lowered, relationships) -> dict | None:
+    def entity_ir(self, name, docs, lowered, relationships, by_entity) -> dict | None:
         model = self.model
         entity = model.value["entities"][name]
         base = ("entities", name)
@@ -345,7 +463,7 @@ class _Compiler:
                     path = base + ("dedupe", "field") if i == 0 else base + ("dedupe", "tie_break", i - 1)
                     close = difflib.get_close_matches(col, known_columns, n=1)
                     self.error(E.GuardrailError, model, path, f"dedupe column `{col}` is not a field of `{name}` "
-                               "nor an ingestion metadata column",
+                               "nor an ingestion metadata column (_load_id, _ingested_at, _source_row_id)",
                                f"did you mean `{close[0]}`?" if close else None)
 
         mapping_irs = []
@@ -358,7 +476,7 @@ class _Compiler:
                 rules += self.field_rules(name, entity, doc, lowered, types, dedupe_cols, generated)
         for i, rule in enumerate(entity.get("quality", [])):
             if rule["rule"] == "referential":
-                r = self.referential_rule(name, entity, i, rule, relationships, types, rules)
+                r = self.referential_rule(name, entity, i, rule, relationships, types, rules, by_entity)
                 if r:
                     r["name"] = _unique(r["name"], generated)
                     rules.append(r)
@@ -369,17 +487,23 @@ class _Compiler:
             path = base + ("quality", i)
             if rule["name"] in generated:
                 self.error(E.GuardrailError, model, path + ("name",),
-                           f"rule name `{rule['name']}` is already the generated name of another rule",
+                           f"rule name `{rule['name']}` is already the generated name of another rule of `{name}`",
                            "choose a different name for the expression rule")
                 continue
             if rule["name"] in authored:
-                self.error(E.GuardrailError, model, path + ("name",), f"duplicate rule name `{rule['name']}`")
+                self.error(E.GuardrailError, model, path + ("name",), f"duplicate rule name `{rule['name']}` in `{name}`",
+                           "give each expression rule its own name")
                 continue
             authored.add(rule["name"])
             try:
                 checked = check_expression(rule["expr"], known_columns)
             except ExpressionError as exc:
-                self.error(E.GuardrailError, model, path + ("expr",), str(exc))
+                self.error(E.GuardrailError, model, path + ("expr",), str(exc),
+                           "one boolean condition over the entity's own columns, e.g. `discount <= unit_price`")
+                continue
+            except (RecursionError, ValueError, TypeError) as exc:  # sqlglot on pathological input
+                self.error(E.GuardrailError, model, path + ("expr",), f"expr cannot be parsed as SQL ({type(exc).__name__})",
+                           "one boolean condition over the entity's own columns, e.g. `discount <= unit_price`")
                 continue
             rules.append({"name": rule["name"], "rule": "expression", "column": None,
                           "disposition": rule["on_fail"], "template": checked.template,
@@ -387,13 +511,15 @@ class _Compiler:
 
         if any(r["disposition"] == "quarantine" for r in rules) and not quarantine:
             first = next(r for r in rules if r["disposition"] == "quarantine")
+            implicit = " (implicit: every mapped column of a quality entity gets one)" if first.get("implicit") else ""
             self.error(E.QuarantineRetentionMissing, model, base,
-                       f"rule `{first['name']}` can quarantine rows of `{name}`, but the entity has no "
+                       f"rule `{first['name']}`{implicit} can quarantine rows of `{name}`, but the entity has no "
                        "`quarantine:` block saying how long rejected rows are kept",
                        "add quarantine: {retention: 90d}")
         if quarantine:
-            self.check_redaction(name, quarantine, docs)
-        self.check_classification(name, entity, mapping_irs)
+            self.check_redaction(name, entity, quarantine, docs)
+        if docs:
+            self.check_classification(name, entity, mapping_irs)
         self.check_asserts(name, entity, docs)
 
         rules.sort(key=lambda r: r["name"])
@@ -420,6 +546,7 @@ class _Compiler:
 
     def mapping_ir(self, name, entity, doc, lowered, quarantine) -> dict:
         v = doc.value
+        label = self.mapping_label(doc)
         columns = []
         read = set()
         for section in ("key", "fields"):
@@ -430,7 +557,8 @@ class _Compiler:
                 column, json_path = _split_path(spec["from"])
                 read.add(column)
                 columns.append({"name": col, "source_column": column, "json_path": json_path,
-                                "steps": low.steps, "nullifying": low.nullifying, "casts": low.casts})
+                                "steps": low.steps, "nullifying": low.nullifying, "casts": low.casts,
+                                "path": f"{label}.{_fmt((section, col))}"})
         raw = set(read) | {_top(p) for p in v.get("unmapped", [])}
         if quarantine:
             raw -= {_top(p) for p in quarantine.get("redact", [])}
@@ -460,9 +588,11 @@ class _Compiler:
                                        f"row undefined; its coercible rule must be `fail`, not `{disposition}`",
                                        "write on_fail: fail, or drop the rule (it is implied)", prefix=label)
                         elif low.nullifying and col not in dedupe_cols:
+                            nullifier = next(n for n in low.names if n in NULLIFYING)
                             self.error(E.GuardrailError, doc, path,
-                                       f"`{col}`'s chain contains a nullifying step, so a NULL result is not a failed cast",
-                                       "use not_null to refuse NULLs instead", prefix=label)
+                                       f"`{col}`'s chain contains `{nullifier}`, which turns some values into NULL "
+                                       "without a cast failing, so `coercible` cannot tell a bad value from one it "
+                                       "nulled on purpose", "use not_null to refuse NULLs instead", prefix=label)
                     r = self.field_rule(doc, path, label, col, ctype, kind, rule, low)
                     if r is None:
                         continue
@@ -482,51 +612,76 @@ class _Compiler:
     def field_rule(self, doc, path, label, col, ctype: SpecType, kind, rule, low: Lowered) -> dict | None:
         r: dict[str, Any] = {"rule": kind, "column": col, "column_type": _type_ir(ctype)}
 
-        def refuse(message, hint=None, cls=E.TypeCheckError):
-            self.error(cls, doc, path, message, hint, prefix=label)
+        def refuse(message, hint=None, cls=E.TypeCheckError, where=()):
+            self.error(cls, doc, path + where, message, hint, prefix=label)
 
         if kind in ("length", "pattern", "normalize", "charset") and ctype.name != "string":
-            refuse(f"`{kind}` judges text, but `{col}` is {ctype}", "apply it to a string field")
+            refuse(f"`{kind}` judges text, but `{col}` is declared {ctype}",
+                   "apply it to a string field, or judge this one with range or in_set")
             return None
         if kind == "range":
+            if not (ctype.numeric or ctype.temporal):
+                refuse(f"`range` compares numbers, dates or timestamps, but `{col}` is declared {ctype}",
+                       "use length, in_set or pattern for text")
+                return None
             for b in ("min", "max"):
                 if b in rule:
                     literal = _bound_literal(rule[b], ctype)
                     if literal is None:
-                        refuse(f"range bound {rule[b]!r} does not compare with `{col}` ({ctype})",
-                               "numbers for int/decimal fields, ISO dates or timestamps for date/timestamp fields")
+                        refuse(f"range bound {_show(rule[b])} does not compare with `{col}` ({ctype})",
+                               "numbers for int/decimal fields, ISO dates for date fields, ISO timestamps for "
+                               "timestamp fields", where=(b,))
                         return None
                     r[b] = literal
         elif kind == "length":
             r.update({b: rule[b] for b in ("min", "max") if b in rule})
         elif kind == "pattern":
+            positions = _pattern_positions(rule["regex"])
+            if positions > PATTERN_MAX_POSITIONS:
+                refuse(f"the pattern expands to {positions} character positions once its repeats are counted out; "
+                       f"duckdb, postgres and trino refuse or crawl on patterns that large, so a pattern rule stays "
+                       f"within {PATTERN_MAX_POSITIONS}", "lower the repeat bounds (e.g. {1,64}), or move the size "
+                       "limit into a `length` rule", E.GuardrailError, ("regex",))
+                return None
             r["regex"] = rule["regex"]
         elif kind == "in_enum":
             values = _enum_admissible(low)
             if values is None:
-                refuse(f"`in_enum` on `{col}` needs an `enum_map` in its chain, with only `enum_map` or "
-                       "`to_string` after the last one", "add {enum_map: [from, to, ...]} to the transform", E.GuardrailError)
+                if "enum_map" in low.names:
+                    last = max(i for i, n in enumerate(low.names) if n == "enum_map")
+                    after = [n for n in low.names[last + 1:] if n not in ("enum_map", "to_string")]
+                    message = (f"`in_enum` on `{col}` judges the targets of the last `enum_map`, but "
+                               f"`{after[0]}` comes after it and can change the value")
+                    hint = "move that step before the enum_map, or judge the result with in_set"
+                else:
+                    message = f"`in_enum` on `{col}` needs an `enum_map` in the chain: it judges that map's targets"
+                    hint = "add {enum_map: [from, to, ...]} to the transform, or use in_set"
+                refuse(message, hint, E.GuardrailError)
                 return None
             r["values"] = values
         elif kind == "in_set":
             values = rule["values"]
             if ctype.name not in ("string", "int"):
-                refuse(f"`in_set` needs a string or int field; `{col}` is {ctype}")
+                refuse(f"`in_set` needs a string or int field; `{col}` is declared {ctype}",
+                       "use range for numbers and dates")
                 return None
             if ctype.name == "int" and not all(isinstance(x, int) and not isinstance(x, bool) for x in values):
-                refuse(f"`in_set` on int field `{col}` needs integer members")
+                bad = next(x for x in values if not (isinstance(x, int) and not isinstance(x, bool)))
+                refuse(f"`in_set` on int field `{col}` needs integer members, got {_show(bad)}",
+                       "write the members unquoted, e.g. [1, 2, 3]", where=("values",))
                 return None
             r["values"] = [int(x) if ctype.name == "int" else str(x) for x in values]
         elif kind == "charset":
             side = "allow" if "allow" in rule else "forbid"
             try:
                 r[side] = _codepoints(rule[side])
-            except ValueError as exc:
-                refuse(str(exc), "codepoints are U+0000..U+10FFFF, no surrogates, at most 1024 in all", E.GuardrailError)
+            except _CharsetError as exc:
+                refuse(str(exc), "codepoints are U+0000..U+10FFFF without the surrogates U+D800-U+DFFF, "
+                       f"at most {CHARSET_MAX} in all", E.GuardrailError, (side,) + exc.where)
                 return None
         return r
 
-    def referential_rule(self, name, entity, i, rule, relationships, types, rules) -> dict | None:
+    def referential_rule(self, name, entity, i, rule, relationships, types, rules, by_entity) -> dict | None:
         model = self.model
         path = ("entities", name, "quality", i)
         via = rule["via"]
@@ -550,31 +705,47 @@ class _Compiler:
             self.error(E.GuardrailError, model, path + ("via",), f"a second referential rule on `{via}`",
                        "keep one referential rule per relationship")
             return None
+        if by_entity is not None and rel["to"] not in by_entity:
+            self.error(E.GuardrailError, model, path + ("via",),
+                       f"relationship `{via}` points at `{rel['to']}`, which no mapping feeds: there would be no silver "
+                       "rows to judge against", f"add a mapping with `target: {rel['to']}`, or drop the rule")
+            return None
         pairs = [[f, t] for f, t in rel["via"].items()]
         on_missing = rule["on_missing"]
         if on_missing == "unknown_member":
-            if len(pairs) != 1 or types.get(pairs[0][0]) is None or types[pairs[0][0]].name != "string":
+            fk = pairs[0][0]
+            if len(pairs) != 1 or types.get(fk) is None or types[fk].name != "string":
+                what = (f"a composite key ({', '.join(p[0] for p in pairs)})" if len(pairs) != 1
+                        else f"`{fk}`, declared {types.get(fk)}")
                 self.error(E.GuardrailError, model, path + ("on_missing",),
-                           "unknown_member rewrites the foreign key to '__unknown__', so it needs one string column",
-                           "use on_missing: quarantine or flag for composite or non-string keys")
+                           f"unknown_member rewrites the foreign key to '__unknown__', so it needs one string column; "
+                           f"`{via}` has {what}", "use on_missing: quarantine or flag")
                 return None
         return {"name": f"{via}_referential", "rule": "referential", "column": pairs[0][0] if len(pairs) == 1 else None,
                 "relationship": via, "parent": rel["to"], "pairs": pairs, "on_missing": on_missing,
                 "disposition": "flag" if on_missing == "unknown_member" else on_missing,
                 "path": _fmt(path)}
 
-    def check_redaction(self, name, quarantine, docs):
+    def check_redaction(self, name, entity, quarantine, docs):
         for j, p in enumerate(quarantine.get("redact", [])):
             col = _top(p)
+            where = ("entities", name, "quarantine", "redact", j)
+            if col in METADATA and docs:
+                # ingestion metadata is carried through to silver: a published column
+                self.error(E.RedactionConflict, self.model, where,
+                           f"`{col}` is ingestion metadata: it is published with `{name}` and identifies the row "
+                           "for replay, so it cannot be redacted", "remove it from `redact:`")
+                continue
             for doc in docs:
                 v = doc.value
                 reads = {s: _top(spec["from"]) for sec in ("key", "fields") for s, spec in v.get(sec, {}).items()}
                 clash = sorted(f for f, c in reads.items() if c == col)
                 if clash:
-                    self.error(E.RedactionConflict, self.model, ("entities", name, "quarantine", "redact", j),
+                    self.error(E.RedactionConflict, self.model, where,
                                f"redacting bronze column `{col}` would destroy what {self.mapping_label(doc)} reads "
                                f"for {', '.join(clash)}: replay would have nothing to re-run against",
-                               "redact only columns the mapping does not read (list them under `unmapped:`)")
+                               "redact only columns the mapping does not read (list them under `unmapped:`); "
+                               "to protect a published column, classify it and grant the entity")
 
     def check_classification(self, name, entity, mapping_irs):
         if entity.get("grants"):
@@ -595,27 +766,33 @@ class _Compiler:
             path = ("entities", name, "fields", fname, "assert")
             t = parse_type(spec["type"])
             if fname not in mapped:
-                self.error(E.AssertLoweringError, self.model, path, f"`{fname}` carries assert: but no mapping maps it",
+                self.error(E.AssertLoweringError, self.model, path,
+                           f"`{fname}` carries assert: but no mapping of `{name}` maps it, so there is nothing to check",
                            "map the field or drop the assert")
                 continue
             for b in ("min", "max"):
                 if b in clause and _bound_literal(clause[b], t) is None:
                     self.error(E.AssertLoweringError, self.model, path + (b,),
-                               f"assert {b} {clause[b]!r} does not compare with `{fname}` ({t})")
+                               f"assert {b} {_show(clause[b])} does not compare with `{fname}` ({t})",
+                               "min/max need a number on an int/decimal field, or an ISO date/timestamp string on "
+                               "a date/timestamp field")
             if "enum" in clause:
                 ok = (t.name == "string" and all(isinstance(x, str) for x in clause["enum"])) or \
                      (t.name == "int" and all(isinstance(x, int) and not isinstance(x, bool) for x in clause["enum"]))
                 if not ok:
                     self.error(E.AssertLoweringError, self.model, path + ("enum",),
-                               f"assert enum members must match `{fname}`'s type ({t})")
+                               f"assert enum members must match `{fname}`'s type ({t})",
+                               "strings for a string field, integers for an int field")
             if "regex" in clause:
                 if t.name != "string":
-                    self.error(E.AssertLoweringError, self.model, path + ("regex",), f"assert regex needs a string field")
+                    self.error(E.AssertLoweringError, self.model, path + ("regex",),
+                               f"assert regex needs a string field; `{fname}` is {t}", "drop it or assert min/max")
                 else:
                     try:
                         re.compile(clause["regex"])
-                    except re.error as exc:
-                        self.error(E.AssertLoweringError, self.model, path + ("regex",), f"assert regex is invalid: {exc}")
+                    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+                        self.error(E.AssertLoweringError, self.model, path + ("regex",),
+                                   f"assert regex does not compile: {exc}", "fix the regular expression")
 
     def assert_irs(self, name, entity) -> list[dict]:
         out = []
@@ -637,32 +814,208 @@ class _Compiler:
         graph = {n: sorted({r["parent"] for r in ir["rules"] if r["rule"] == "referential"
                             and r["parent"] in project.entities}) for n, ir in project.entities.items()}
         state: dict[str, int] = {}
-
-        def visit(n, stack):
-            state[n] = 1
-            for p in graph[n]:
-                if state.get(p) == 1:
-                    cycle = stack[stack.index(p):] + [p] if p in stack else [n, p]
-                    self.error(E.GuardrailError, self.model, ("entities", n, "quality"),
+        for root in sorted(graph):
+            if root in state:
+                continue
+            # iterative depth-first search: a long chain of parents must not exhaust the stack
+            stack = [(root, iter(graph[root]))]
+            state[root] = 1
+            while stack:
+                node, children = stack[-1]
+                child = next(children, None)
+                if child is None:
+                    state[node] = 2
+                    stack.pop()
+                elif state.get(child) == 1:
+                    trail = [n for n, _ in stack]
+                    cycle = trail[trail.index(child):] + [child]
+                    self.error(E.GuardrailError, self.model, ("entities", node, "quality"),
                                "referential rules form a cycle: " + " -> ".join(cycle),
                                "judge one direction with a referential rule and the other with a coverage check")
-                elif state.get(p) is None:
-                    visit(p, stack + [p])
-            state[n] = 2
+                elif child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(graph[child])))
 
-        for n in sorted(graph):
-            if n not in state:
-                visit(n, [n])
+    # -- document-level checks (spec 3.6) -----------------------------------------------------
+    def reconcile_irs(self, by_entity) -> list[dict]:
+        model = self.model
+        out: list[dict] = []
+        names: set[str] = set()
+        for i, check in enumerate(model.value.get("reconcile", [])):
+            path = ("reconcile", i)
+            if check["name"] in names:
+                self.error(E.GuardrailError, model, path + ("name",),
+                           f"a second reconcile check named `{check['name']}`: its model `{check['name']}__reconcile` "
+                           "would be written twice", "give each reconcile check its own name")
+                continue
+            names.add(check["name"])
+            sides = {s: self.reconcile_side(check[s], path + (s,), by_entity) for s in ("left", "right")}
+            if any(v is None for v in sides.values()):
+                continue
+            left, right = sides["left"], sides["right"]
+            if set(left["by"]) != set(right["by"]):
+                self.error(E.GuardrailError, model, path,
+                           f"reconcile `{check['name']}` compares values keyed by ({', '.join(left['by'])}) on the left "
+                           f"with values keyed by ({', '.join(right['by'])}) on the right: the key sets must match",
+                           "aggregate one side `by` the other side's key columns, e.g. "
+                           f"sum({right['entity']}.{right['column']}) by {', '.join(left['by'])}")
+                continue
+            clash = [k for k in left["by"] if _key_type(left, k) != _key_type(right, k)]
+            if clash:
+                k = clash[0]
+                self.error(E.GuardrailError, model, path,
+                           f"reconcile `{check['name']}` joins on `{k}`, declared {_key_type(left, k)} on "
+                           f"`{left['entity']}` but {_key_type(right, k)} on `{right['entity']}`",
+                           "key columns must have the same type on both sides")
+                continue
+            for side in (left, right):
+                side.pop("key_types")
+            mapping = by_entity[left["entity"]][0].value
+            out.append({"name": check["name"], "left": left, "right": right, "keys": list(left["by"]),
+                        "tolerance": _tolerance(check["tolerance"]), "on_fail": check["on_fail"],
+                        "entity": left["entity"], "mapping": f"{mapping['source']}->{left['entity']}",
+                        "path": _fmt(path)})
+        return out
+
+    def reconcile_side(self, text: str, path: tuple, by_entity) -> dict | None:
+        model = self.model
+        entities = model.value["entities"]
+
+        def refuse(message, hint=None):
+            self.error(E.GuardrailError, model, path, message, hint)
+
+        m = _RECONCILE_AGG_SIDE.match(text)
+        agg = None
+        if m:
+            agg = m.group("agg")
+            if agg not in RECONCILE_AGGS:
+                close = difflib.get_close_matches(agg.lower(), RECONCILE_AGGS, n=1)
+                refuse(f"`{agg}` is not a reconcile aggregate", f"did you mean `{close[0]}`?" if close
+                       else "one of: " + ", ".join(RECONCILE_AGGS))
+                return None
+            by = [b.strip() for b in m.group("by").split(",")]
+            bad = [b for b in by if not re.fullmatch(_IDENT, b)]
+            if bad:
+                refuse(f"`by {m.group('by')}` is not a list of column names",
+                       "write `by col` or `by col_a, col_b`")
+                return None
+        else:
+            m = _RECONCILE_BARE_SIDE.match(text)
+            if not m:
+                refuse(f"`{text}` is not a reconcile side",
+                       "write `<entity>.<column>` or `<agg>(<entity>.<column>) by <col>[, <col>...]` with agg one of "
+                       + ", ".join(RECONCILE_AGGS))
+                return None
+            by = None
+        ename, column = m.group("entity"), m.group("column")
+        if ename not in entities:
+            close = difflib.get_close_matches(ename, entities, n=1)
+            refuse(f"`{ename}` is not an entity", f"did you mean `{close[0]}`?" if close else "declare it under `entities:`")
+            return None
+        docs = by_entity.get(ename, [])
+        if not docs:
+            refuse(f"entity `{ename}` has no mapping, so there are no rows to reconcile",
+                   f"add a mapping with `target: {ename}`")
+            return None
+        if len(docs) > 1:
+            refuse(f"entity `{ename}` is merged from {len(docs)} mappings; reconcile reads single-source entities",
+                   "reconcile against one of its sources' entity instead")
+            return None
+        entity = entities[ename]
+        fields = entity["fields"]
+        if column not in fields:
+            close = difflib.get_close_matches(column, fields, n=1)
+            refuse(f"`{column}` is not a field of `{ename}`", f"did you mean `{close[0]}`?" if close else None)
+            return None
+        ctype = parse_type(fields[column]["type"])
+        if agg != "count" and not ctype.numeric:
+            refuse(f"reconcile compares numbers, but {agg + '(' if agg else ''}`{ename}.{column}`{')' if agg else ''} "
+                   f"is {ctype}", "reconcile an int or decimal column, or count(...) rows")
+            return None
+        if by is None:
+            by = list(entity["key"])
+        else:
+            seen: set[str] = set()
+            for b in by:
+                if b in seen:
+                    refuse(f"`{b}` is repeated in `by`", "list each key column once")
+                    return None
+                seen.add(b)
+                if b not in fields:
+                    close = difflib.get_close_matches(b, fields, n=1)
+                    refuse(f"`by {b}`: `{b}` is not a field of `{ename}`",
+                           f"did you mean `{close[0]}`?" if close else None)
+                    return None
+        return {"agg": agg, "entity": ename, "column": column, "by": by, "column_type": _type_ir(ctype),
+                "key_types": {b: str(parse_type(fields[b]["type"])) for b in by}}
+
+    def coverage_irs(self, by_entity, relationships) -> list[dict]:
+        model = self.model
+        entities = model.value["entities"]
+        out: list[dict] = []
+        names: set[str] = set()
+        for i, check in enumerate(model.value.get("coverage", [])):
+            path = ("coverage", i)
+            if check["name"] in names:
+                self.error(E.GuardrailError, model, path + ("name",),
+                           f"a second coverage check named `{check['name']}`: its audit `{check['name']}_coverage` "
+                           "would be written twice", "give each coverage check its own name")
+                continue
+            names.add(check["name"])
+            rel = relationships.get(check["relationship"])
+            if rel is None:
+                close = difflib.get_close_matches(check["relationship"], relationships, n=1)
+                self.error(E.GuardrailError, model, path + ("relationship",),
+                           f"`{check['relationship']}` is not a declared relationship",
+                           f"did you mean `{close[0]}`?" if close else "declare it under `relationships:`")
+                continue
+            if rel["from"] not in entities or rel["to"] not in entities:
+                continue  # reported as MissingReference on the relationship
+            unmapped = [e for e in (rel["from"], rel["to"]) if e not in by_entity]
+            if unmapped:
+                self.error(E.GuardrailError, model, path + ("relationship",),
+                           f"coverage `{check['name']}` counts rows of `{rel['from']}` per row of `{rel['to']}`, but "
+                           f"no mapping feeds {' nor '.join(f'`{e}`' for e in unmapped)}",
+                           f"add a mapping with `target: {unmapped[0]}`, or drop the check")
+                continue
+            out.append({"name": check["name"], "relationship": rel["name"], "from": rel["from"], "to": rel["to"],
+                        "pairs": [[f, t] for f, t in rel["via"].items()], "min": check.get("min", 1),
+                        "on_fail": check["on_fail"], "path": _fmt(path)})
+        return out
 
 
 # ----------------------------------------------------------------------------------------------
 def _fmt(path) -> str:
-    from .spec.yaml_source import format_path
     return format_path(path)
+
+
+def _parse_path(text: str) -> tuple:
+    """`fields.x.quality[0]` -> ("fields", "x", "quality", 0); the inverse of format_path for
+    names without dots or brackets (anything else falls back to the nearest enclosing node)."""
+    out: list = []
+    for part in re.findall(r"\[(\d+)\]|([^.\[\]]+)", text):
+        index, name = part
+        out.append(int(index) if index else name)
+    return tuple(out)
+
+
+def _show(value) -> str:
+    if isinstance(value, Decimal):
+        return str(value)
+    return repr(value)
 
 
 def _type_ir(t: SpecType) -> dict:
     return {"name": t.name, "precision": t.precision, "scale": t.scale} if t.name == "decimal" else {"name": t.name}
+
+
+def _key_type(side: dict, column: str) -> str:
+    return side["key_types"][column]
+
+
+def _tolerance(value) -> str:
+    # the schema admits only non-negative integers and quoted decimals
+    return format(Decimal(str(value)).normalize(), "f") if Decimal(str(value)) != 0 else "0"
 
 
 def _split_path(path: str) -> tuple[str, str | None]:
@@ -708,14 +1061,48 @@ def _unique(name: str, taken: list[str]) -> str:
     return candidate
 
 
+def _iso_date(text: str) -> bool:
+    if not _ISO_DATE.match(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _iso_timestamp(text: str) -> bool:
+    if not _ISO_TS.match(text):
+        return False
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _bound_ok(value) -> bool:
+    if isinstance(value, bool):
+        return False
     if isinstance(value, int):
         return True
     if isinstance(value, Decimal):
         return value.is_finite() and "e" not in str(value).lower()
     if isinstance(value, str):
-        return bool(_DECIMAL_TEXT.match(value) or _ISO_DATE.match(value) or _ISO_TS.match(value))
+        return bool(_DECIMAL_TEXT.match(value) or _iso_date(value) or _iso_timestamp(value))
     return False
+
+
+def _bounds_reversed(low, high) -> bool:
+    """min > max, for bounds of one kind (numbers, or ISO texts compared as instants)."""
+    def key(v):
+        if isinstance(v, (int, Decimal)) or (isinstance(v, str) and _DECIMAL_TEXT.match(v)):
+            return "number", Decimal(str(v))
+        if _iso_date(v):
+            return "time", datetime.fromisoformat(v + "T00:00:00")
+        return "time", datetime.fromisoformat(v)
+    (k1, a), (k2, b) = key(low), key(high)
+    return k1 == k2 and a > b
 
 
 def _bound_literal(value, t: SpecType):
@@ -729,10 +1116,12 @@ def _bound_literal(value, t: SpecType):
                 return None
         except InvalidOperation:
             return None
+        if "e" in text.lower():
+            return None
         return {"kind": "number", "value": text}
-    if t.name == "date" and isinstance(value, str) and _ISO_DATE.match(text):
+    if t.name == "date" and isinstance(value, str) and _iso_date(text):
         return {"kind": "date", "value": text}
-    if t.name == "timestamp" and isinstance(value, str) and (_ISO_TS.match(text) or _ISO_DATE.match(text)):
+    if t.name == "timestamp" and isinstance(value, str) and (_iso_timestamp(text) or _iso_date(text)):
         return {"kind": "timestamp", "value": text.replace("T", " ")}
     return None
 
@@ -754,19 +1143,84 @@ def _enum_admissible(low: Lowered) -> list[str] | None:
     return sorted(admissible or [])
 
 
+class _CharsetError(ValueError):
+    def __init__(self, message: str, where: tuple = ()):
+        super().__init__(message)
+        self.where = where
+
+
 def _codepoints(items: list[str]) -> list[int]:
-    points: set[int] = set()
-    for item in items:
+    ranges = []
+    for i, item in enumerate(items):
         parts = item.split("-")
         lo = int(parts[0][2:], 16)
         hi = int(parts[1][2:], 16) if len(parts) == 2 else lo
         if hi < lo:
-            raise ValueError(f"codepoint range {item} runs backwards")
+            raise _CharsetError(f"codepoint range {item} runs backwards", (i,))
         if hi > 0x10FFFF:
-            raise ValueError(f"{item} is beyond U+10FFFF")
+            raise _CharsetError(f"{item} is beyond U+10FFFF, the last Unicode codepoint", (i,))
         if lo <= 0xDFFF and hi >= 0xD800:
-            raise ValueError(f"{item} includes surrogates (U+D800-U+DFFF), which are not characters")
-        if hi - lo + 1 + len(points) > 1024:
-            raise ValueError("a charset holds at most 1024 codepoints")
+            raise _CharsetError(f"{item} includes surrogates (U+D800-U+DFFF), which are not characters", (i,))
+        if hi - lo + 1 > CHARSET_MAX:
+            raise _CharsetError(f"{item} spans {hi - lo + 1} codepoints; a charset holds at most {CHARSET_MAX}", (i,))
+        ranges.append((lo, hi))
+    points: set[int] = set()
+    for lo, hi in ranges:
         points.update(range(lo, hi + 1))
+    if len(points) > CHARSET_MAX:
+        raise _CharsetError(f"the charset holds {len(points)} distinct codepoints; at most {CHARSET_MAX} are allowed")
     return sorted(points)
+
+
+def _pattern_positions(regex: str) -> int:
+    """How many character positions `regex` stands for once counted repeats are written out:
+    what an engine's compiled program grows with. Assumes the portable subset (already checked)."""
+    total_stack: list[list[int]] = [[0, 0]]   # per open group: [sum of finished branches, current branch]
+    last = 0                                   # size of the last atom, for a quantifier after it
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            last, i = 1, i + 2
+        elif c == "[":
+            j = i + 1
+            if j < n and regex[j] == "^":
+                j += 1
+            while j < n and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            last, i = 1, j + 1
+        elif c == "(":
+            total_stack.append([0, 0])
+            i += 3 if regex.startswith("(?:", i) else 1
+            continue
+        elif c == ")":
+            finished, current = total_stack.pop() if len(total_stack) > 1 else total_stack[-1]
+            last, i = finished + current, i + 1
+        elif c == "|":
+            total_stack[-1][0] += total_stack[-1][1]
+            total_stack[-1][1] = 0
+            i += 1
+            continue
+        elif c in "^$":
+            i += 1
+            continue
+        elif c in "*+?":
+            i += 1
+            continue  # the atom already counted once
+        elif c == "{":
+            m = re.match(r"\{(\d+)(,(\d*))?\}", regex[i:])
+            if m:
+                low = int(m.group(1))
+                high = int(m.group(3)) if m.group(3) else (low + 1 if m.group(2) else low)
+                total_stack[-1][1] += last * (max(high, 1) - 1)
+                i += m.end()
+                continue
+            last, i = 1, i + 1
+        else:
+            last, i = 1, i + 1
+        total_stack[-1][1] += last
+    finished, current = total_stack[0]
+    while len(total_stack) > 1:  # unbalanced input: count what is open
+        f, cur = total_stack.pop()
+        current += f + cur
+    return finished + current

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from decimal import Decimal
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -32,6 +33,8 @@ VERSION_KEYS = {
 }
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+_RESERVED_NAMES = ("metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", "_load_id",
+                   "_ingested_at", "_source_row_id", "_source", "has_quality_flags")
 
 
 @dataclass
@@ -89,14 +92,21 @@ def read_document(path: Path, display: str) -> tuple[SpecDocument | None, list[S
         errors.append(SpecParseError(f"`{key}` must be 1, got {version!r}", doc.location((key,)),
                                      f"write `{key}: 1`: only version 1 exists"))
         return None, errors
-    errors.extend(_refusals(kind, doc))
-    errors.extend(schema_errors(validator(schema_file), doc))
+    refused = _refusals(kind, doc)
+    # A refusal says more than the schema would about the same place (an unknown `repair` key,
+    # a `recipe` field without `from`): keep the refusal, drop schema noise at and just above it.
+    skip = frozenset(p for where, _ in refused for p in (where, where[:-1]))
+    errors.extend(e for _, e in refused)
+    errors.extend(schema_errors(validator(schema_file), doc, skip))
     return SpecDocument(kind, doc), errors
 
 
-def _refusals(kind: str, doc: YamlDocument) -> list[SpecParseError]:
+def _refusals(kind: str, doc: YamlDocument) -> list[tuple[tuple, SpecParseError]]:
     """Things v1 spells but this project refuses by name, before the schema sees them."""
-    out = []
+    out: list[tuple[tuple, SpecParseError]] = []
+
+    def refuse(where: tuple, message: str, hint: str):
+        out.append((where, SpecParseError(message, doc.location(where), hint)))
 
     def walk_rules(rules, path):
         if not isinstance(rules, list):
@@ -106,9 +116,8 @@ def _refusals(kind: str, doc: YamlDocument) -> list[SpecParseError]:
                 continue
             if rule.get("on_fail") == "repair" or "repair" in rule:
                 where = path + (i, "on_fail" if rule.get("on_fail") == "repair" else "repair")
-                out.append(SpecParseError(
-                    "there is no repair in v1: rules judge and route, they do not rewrite values",
-                    doc.location(where), "use on_fail: quarantine (replay it after a spec fix) or flag"))
+                refuse(where, "there is no repair in v1: rules judge and route, they do not rewrite values",
+                       "use on_fail: quarantine (replay it after a spec fix) or flag")
 
     value = doc.value
     if kind == "mapping":
@@ -121,10 +130,9 @@ def _refusals(kind: str, doc: YamlDocument) -> list[SpecParseError]:
                     continue
                 for form in ("recipe", "step"):
                     if form in spec:
-                        out.append(SpecParseError(
-                            f"{form} field mappings are not part of this project",
-                            doc.location((section, name, form)),
-                            "map the field with `from:` and a transform chain"))
+                        refuse((section, name, form),
+                               f"`{form}:` field mappings are not part of this project (data-quality surface only)",
+                               "map the field with `from:` and a transform chain")
                 walk_rules(spec.get("quality"), (section, name, "quality"))
         for section in ("key", "fields"):
             block = value.get(section)
@@ -135,10 +143,9 @@ def _refusals(kind: str, doc: YamlDocument) -> list[SpecParseError]:
                 if isinstance(chain, list):
                     for i, step in enumerate(chain):
                         if isinstance(step, dict) and "step" in step:
-                            out.append(SpecParseError(
-                                "chain links to steps (`{step: ref@N}`) are not part of this project",
-                                doc.location((section, name, "transform", i)),
-                                "write the transforms out in the chain"))
+                            refuse((section, name, "transform", i),
+                                   "chain links to steps (`{step: ref@N}`) are not part of this project",
+                                   "write the transforms out in the chain")
     if kind == "entity_model":
         entities = value.get("entities")
         if isinstance(entities, dict):
@@ -155,19 +162,78 @@ def _known_keys(schema: dict) -> list[str]:
     return keys
 
 
-def schema_errors(validator: Draft202012Validator, doc: YamlDocument) -> list[SpecParseError]:
+def schema_errors(validator: Draft202012Validator, doc: YamlDocument,
+                  skip: frozenset = frozenset()) -> list[SpecParseError]:
+    """Every schema violation of `doc`, explained; none at a path in `skip` (already refused)."""
     out: list[SpecParseError] = []
     seen = set()
     for error in validator.iter_errors(doc.value):
-        if error.context:
-            error = best_match(error.context)
-        path = tuple(error.absolute_path)
-        message, hint, path = _explain(error, path)
-        if (path, message) in seen:
+        explained = _explain_choice(error)
+        if explained is None:
+            if error.context:
+                error = best_match(error.context)
+            explained = _explain(error, tuple(error.absolute_path))
+        message, hint, path = explained
+        if path in skip or (path, message) in seen:
             continue
         seen.add((path, message))
         out.append(SpecParseError(message, doc.location(path), hint))
     return out
+
+
+def _explain_choice(error):
+    """anyOf/oneOf over `required` alternatives: say which keys are wanted, in the rule's words."""
+    if error.validator not in ("anyOf", "oneOf") or not isinstance(error.instance, dict):
+        return None
+    options = []
+    for sub in error.validator_value:
+        if not (isinstance(sub, dict) and set(sub) == {"required"} and len(sub["required"]) == 1):
+            return None
+        options.append(sub["required"][0])
+    path = tuple(error.absolute_path)
+    what = _owner(error.instance, path)
+    listed = " or ".join(f"`{o}`" for o in options)
+    present = [o for o in options if o in error.instance]
+    if error.validator == "oneOf" and len(present) > 1:
+        return (f"{what} takes exactly one of {listed}, not both",
+                f"keep `{present[0]}` or `{present[1]}` and move the other into a second rule", path)
+    if error.validator == "oneOf":
+        return f"{what} needs exactly one of {listed}", f"add `{options[0]}: [...]`", path
+    return (f"{what} needs {listed} (or both)" if len(options) == 2 else f"{what} needs one of {listed}",
+            f"add `{options[0]}:`", path)
+
+
+def _owner(instance, path) -> str:
+    if isinstance(instance, dict) and isinstance(instance.get("rule"), str):
+        return f"rule `{instance['rule']}`"
+    return f"`{format_path(path)}`" if path else "the document"
+
+
+def _describe_type(expected) -> str:
+    names = {"string": "a string", "integer": "an integer", "number": "a number", "object": "a map",
+             "array": "a list", "boolean": "true or false", "null": "empty"}
+    kinds = expected if isinstance(expected, list) else [expected]
+    return " or ".join(names.get(k, str(k)) for k in kinds)
+
+
+def _describe_value(instance) -> str:
+    if isinstance(instance, bool):
+        return f"the boolean {str(instance).lower()}"
+    if isinstance(instance, Decimal):
+        return f"the unquoted decimal number {instance}"
+    if isinstance(instance, int):
+        return f"the integer {instance}"
+    if isinstance(instance, str):
+        return f"the string {_short(instance)!r}"
+    if isinstance(instance, list):
+        return "a list"
+    if isinstance(instance, dict):
+        return "a map"
+    return "nothing" if instance is None else type(instance).__name__
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _explain(error, path):
@@ -176,36 +242,70 @@ def _explain(error, path):
     instance = error.instance
     title = schema.get("title")
     where = format_path(path) or "the document"
+    key = path[-1] if path and isinstance(path[-1], str) else None
+    if "propertyNames" in error.absolute_schema_path:
+        # The offender is the name itself: point at it, not at the map that holds it.
+        path = path + (instance,)
+        if validator == "not":
+            return (f"`{instance}` is a reserved name: bloomery adds a column of that name itself",
+                    "rename it; reserved: " + ", ".join(sorted(_RESERVED_NAMES)), path)
+        if "step" == instance:
+            return ("chain links to steps (`{step: ref@N}`) are not part of this project", 
+                    "write the transforms out in the chain", path)
+        return (f"`{_short(str(instance))}` is not a valid name here ({where})",
+                _grammar_hint(schema) or "use lowercase letters, digits and underscores", path)
     if validator in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
         known = _known_keys(schema)
         unknown = [k for k in instance if k not in known]
-        key = unknown[0] if unknown else "?"
-        close = difflib.get_close_matches(str(key), known, n=1)
+        name = unknown[0] if unknown else "?"
+        close = difflib.get_close_matches(str(name), known, n=1)
         hint = f"did you mean `{close[0]}`?" if close else (
             "allowed keys: " + ", ".join(sorted(known)) if known else None)
-        return f"unknown key `{key}`", hint, path + (key,)
+        return f"unknown key `{_short(str(name))}` in {where}", hint, path + (name,)
     if validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else "?"
-        return f"missing required key `{missing}` in {where}", f"add `{missing}:`", path
-    if validator == "const" and path and path[-1] == "rule":
-        return f"`{instance}` is not a rule here", None, path
+        missing = error.validator_value[0] if len(error.validator_value) == 1 else "?"
+        for k in error.validator_value:
+            if isinstance(instance, dict) and k not in instance:
+                missing = k
+                break
+        return f"{_owner(instance, path)} is missing the required key `{missing}`", f"add `{missing}:`", path
+    if validator == "const":
+        expected = error.validator_value
+        if key == "rule":
+            return f"`{_short(str(instance))}` is not a rule here", None, path
+        return (f"`{key or where}` must be `{expected}`, got {_describe_value(instance)}",
+                f"write `{key}: {expected}`" if key else None, path)
     if validator == "enum":
-        allowed = ", ".join(str(v) for v in schema.get("enum", []))
-        close = difflib.get_close_matches(str(instance), [str(v) for v in schema.get("enum", [])], n=1)
-        hint = f"did you mean `{close[0]}`?" if close else f"one of: {allowed}"
-        return f"`{instance}` is not allowed for {title or where}", hint, path
+        options = [str(v) for v in schema.get("enum", [])]
+        close = difflib.get_close_matches(str(instance), options, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"one of: {', '.join(options)}"
+        return f"`{_short(str(instance))}` is not allowed for `{key or where}` ({title or where})", hint, path
     if validator == "pattern":
-        return (f"`{instance}` is not a valid {title or 'value'} for {where}",
+        return (f"`{_short(str(instance))}` is not a valid {(title or 'value').lower()} for `{where}`",
                 _grammar_hint(schema), path)
     if validator == "type":
-        expected = schema.get("type")
-        got = type(instance).__name__
-        if got == "Decimal":
-            got = "an unquoted decimal number"
-        return f"{where} must be {expected}, got {got} ({instance!r})", (
-            "quote it to make it a string" if got.startswith("an unquoted") else None), path
-    if validator == "propertyNames":
-        return f"`{instance}` is not a valid name in {where}", _grammar_hint(schema), path
+        hint = None
+        if isinstance(instance, Decimal):
+            hint = f'quote it: "{instance}"'
+        elif isinstance(instance, bool) and "string" in str(schema.get("type")):
+            hint = f'quote it if you mean text: "{str(instance).lower()}"'
+        return (f"`{where}` must be {_describe_type(schema.get('type'))}, got {_describe_value(instance)}",
+                hint, path)
+    if validator in ("minItems", "minProperties"):
+        what = "item" if validator == "minItems" else "entry"
+        return (f"`{where}` needs at least {error.validator_value} {what}(s), got {len(instance)}",
+                _grammar_hint(schema), path)
+    if validator == "maxProperties" and isinstance(instance, dict):
+        keys = ", ".join(str(k) for k in instance)
+        return (f"`{where}` holds {len(instance)} keys ({_short(keys)}); a transform step is one `name: args` pair",
+                "write each transform as its own list item: [trim, lower]", path)
+    if validator == "minimum":
+        return (f"`{key or where}` must be at least {error.validator_value}, got {instance}",
+                None, path)
+    if validator == "minLength":
+        return f"`{where}` must not be empty", _grammar_hint(schema), path
+    if validator == "uniqueItems":
+        return f"`{where}` lists the same item twice", "remove the duplicate", path
     return f"{where}: {error.message}", None, path
 
 

@@ -12,7 +12,7 @@ grammar wants integers or strings).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,9 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 SpecPath = tuple  # ("entities", "order", "quality", 0)
 
 _FLOAT_TAG = "tag:yaml.org,2002:float"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_COLLECTION_TAGS = frozenset(("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"))
+_PLAIN_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("str", "int", "bool", "null"))
 _SPECIAL_FLOATS = {".nan": "NaN", ".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity"}
 
 
@@ -59,15 +62,38 @@ class YamlDocument:
         return Location(self.file, line, column, text)
 
 
+class _TooLarge(Exception):
+    """The document expands beyond what a spec file can reasonably hold (an alias bomb, say)."""
+
+
 class _Builder:
+    # Budgets that no real spec tree comes near: they turn an alias bomb or a pathological
+    # nesting into a located refusal instead of a hang or a RecursionError.
+    MAX_NODES = 1_000_000
+    MAX_ALIASED = 100_000   # nodes reached again through `*alias`
+    MAX_DEPTH = 200
+
     def __init__(self, file: str):
         self.file = file
         self.marks: dict = {}
         self.errors: list[SpecParseError] = []
+        self.nodes = 0
+        self.aliased = 0
+        self._seen: set[int] = set()
         self._scalar = yaml.constructor.SafeConstructor()
 
     def build(self, node: yaml.Node, path: SpecPath) -> Any:
+        self.nodes += 1
+        if id(node) in self._seen:
+            self.aliased += 1
+        else:
+            self._seen.add(id(node))
+        if self.nodes > self.MAX_NODES or self.aliased > self.MAX_ALIASED or len(path) > self.MAX_DEPTH:
+            raise _TooLarge(node)
         self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _COLLECTION_TAGS:
+            self._error(node, path, f"YAML tag `{node.tag}` is not allowed in spec files",
+                        "remove the tag; spec files hold plain strings, numbers, booleans, lists and maps")
         if isinstance(node, yaml.MappingNode):
             out: dict = {}
             for key_node, value_node in node.value:
@@ -75,9 +101,14 @@ class _Builder:
                     self._error(key_node, path, "YAML merge keys (<<) are not supported in spec files",
                                 "write the keys out in full")
                     continue
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self._error(key_node, path, "a mapping key must be a plain string, not a list or a map",
+                                "write the key as a name, e.g. `email:`")
+                    continue
                 key = self.build(key_node, path + ("<key>",))
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
-                    self._error(key_node, path, f"a mapping key must be a string, got {key!r}", None)
+                    self._error(key_node, path, f"a mapping key must be a string, got {key!r}",
+                                "quote the key if it is meant as a name, e.g. `\"on\":`")
                     continue
                 if key in out:
                     self._error(key_node, path + (key,), f"duplicate key {key!r}",
@@ -90,14 +121,35 @@ class _Builder:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        if node.tag == _FLOAT_TAG:
+        return self._scalar_value(node, path)
+
+    def _scalar_value(self, node: yaml.ScalarNode, path: SpecPath) -> Any:
+        tag = node.tag
+        if tag == _FLOAT_TAG:
             text = node.value.replace("_", "")
             text = _SPECIAL_FLOATS.get(text.lower(), text)
-            return Decimal(text)
-        value = self._scalar.construct_object(node, deep=True)
+            try:
+                return Decimal(text)
+            except (InvalidOperation, ValueError):
+                self._error(node, path, f"`{node.value}` is not a number a spec can use",
+                            "write a plain decimal such as 12.5, or quote the value to make it text")
+                return node.value
+        if tag == _TIMESTAMP_TAG:
+            # Dates and timestamps written unquoted stay text: the grammar speaks ISO strings,
+            # and later stages check them (so `2015-02-30` is refused there, with its path).
+            return node.value.strip()
+        if tag not in _PLAIN_TAGS:
+            self._error(node, path, f"YAML tag `{tag}` is not allowed in spec files",
+                        "remove the tag; spec files hold plain strings, numbers, booleans, lists and maps")
+            return node.value
+        try:
+            value = self._scalar.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, TypeError, ArithmeticError) as exc:
+            self._error(node, path, f"`{node.value[:40]}` cannot be read as {tag.rsplit(':', 1)[-1]}: {exc}",
+                        "quote the value to make it text, or write a plain number")
+            return node.value
         if isinstance(value, str):
             return value.strip()
-        # Dates and timestamps written unquoted stay text: the grammar speaks ISO strings.
         if not isinstance(value, (int, bool, type(None))):
             return node.value.strip()
         return value
@@ -111,6 +163,13 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[SpecParse
     """Parse one YAML file holding one document. Returns (document, errors)."""
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except RecursionError:
+        return None, [SpecParseError("the document nests too deeply to be a spec file", Location(file, 1, 1, ""),
+                                     "write the structure out plainly")]
+    except UnicodeEncodeError as exc:  # a lone surrogate in text handed to us as str
+        line = text.count("\n", 0, exc.start) + 1
+        return None, [SpecParseError(f"the text holds {text[exc.start]!r}, which is not a Unicode character",
+                                     Location(file, line, 1, ""), "save the spec file as UTF-8")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -127,15 +186,29 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[SpecParse
                                      Location(file, n.start_mark.line + 1, 1, ""),
                                      "split the file: one spec document per file")]
     builder = _Builder(file)
-    value = builder.build(nodes[0], ())
+    try:
+        value = builder.build(nodes[0], ())
+    except (_TooLarge, RecursionError) as exc:
+        node = exc.args[0] if isinstance(exc, _TooLarge) else nodes[0]
+        return None, [SpecParseError(
+            "the document nests too deeply or expands too far (YAML aliases) to be a spec file",
+            Location(file, node.start_mark.line + 1, node.start_mark.column + 1, ""),
+            "write the structure out plainly; spec files need neither deep nesting nor aliases")]
     return YamlDocument(file, value, builder.marks), builder.errors
 
 
 def load_yaml_file(path: Path, display: str | None = None):
     file = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [SpecParseError(f"cannot read the file: {exc.strerror or exc}", Location(file, 1, 1, ""),
+                                     "check that the file exists and is readable")]
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, [SpecParseError(f"not UTF-8 text: {exc.reason}", Location(file, 1, 1, ""),
-                                     "save the spec file as UTF-8")]
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [SpecParseError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} cannot be decoded ({exc.reason})",
+                                     Location(file, line, column, ""), "save the spec file as UTF-8")]
     return load_yaml(text, file)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
@@ -21,9 +22,14 @@ MAX_PRECISION = 38
 
 
 class ChainError(Exception):
-    def __init__(self, index: int | None, message: str, hint: str | None = None, unknown: bool = False):
+    """A chain refused. `unknown`: the name is not a transform (UnknownTransformError);
+    `malformed`: the step is not spelled as a step at all (SpecParseError); else TypeCheckError."""
+
+    def __init__(self, index: int | None, message: str, hint: str | None = None, unknown: bool = False,
+                 malformed: bool = False):
         super().__init__(message)
-        self.index, self.message, self.hint, self.unknown = index, message, hint, unknown
+        self.index, self.message, self.hint = index, message, hint
+        self.unknown, self.malformed = unknown, malformed
 
 
 @dataclass
@@ -104,9 +110,11 @@ def _literal_for(t: SpecType, value: Any, name: str):
         elif t.name == "date":
             if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
                 raise InvalidOperation
+            date.fromisoformat(text)
         elif t.name == "timestamp":
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?", text):
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?", text):
                 raise InvalidOperation
+            datetime.fromisoformat(text)
     except (ValueError, InvalidOperation):
         raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}") from None
     return text
@@ -269,10 +277,14 @@ def normalize_step(step: Any) -> tuple[str, list]:
         args = [] if args is None else args if isinstance(args, list) else [args]
     else:
         raise ChainError(None, f"malformed transform step {step!r}",
-                         "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`")
+                         "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`", malformed=True)
     if not isinstance(args, list):
         args = [args]
-    return str(name), [int(a) if isinstance(a, bool) else a for a in args]
+    if not isinstance(name, str) or not all(isinstance(a, (str, int)) for a in args):
+        raise ChainError(None, f"malformed transform step {step!r}: a step is a name and string or integer "
+                         "arguments", "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`",
+                         malformed=True)
+    return name, [int(a) if isinstance(a, bool) else a for a in args]
 
 
 def _check_args(name: str, sig: Signature, args: list):
@@ -317,6 +329,8 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
             raise
         names.append(name)
         nullifying = nullifying or name in NULLIFYING
+        if step["op"] == "convert":
+            step["chain_index"] = index  # so a target that refuses it can point at the step
         if step["op"] != "noop":
             steps.append(step)
     if current != declared:
