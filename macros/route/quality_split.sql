@@ -11,16 +11,17 @@
     winner of each touched key is exactly the one a full refresh would pick.
 
     entity    the resolved entity (compiler output)
-    sources   {bronze relation name: relation}
-    parents   {parent entity name: relation} for referential rules -#}
-{% macro quality_split(entity, sources, parents={}) -%}
-  {{ return(adapter.dispatch('quality_split', 'bloomery')(entity, sources, parents)) }}
+    sources   {bronze relation name: relation}; replay passes the reject rows rebuilt as bronze
+    parents   {parent entity name: relation} for referential rules
+    batch     false to judge every source row (replay), true for a model's incremental batch -#}
+{% macro quality_split(entity, sources, parents={}, batch=true) -%}
+  {{ return(adapter.dispatch('quality_split', 'bloomery')(entity, sources, parents, batch)) }}
 {%- endmacro %}
 
-{% macro default__quality_split(entity, sources, parents) -%}
+{% macro default__quality_split(entity, sources, parents, batch) -%}
 {%- set q = adapter.quote -%}
 {%- set key = entity.key -%}
-{%- set state = bloomery._batch_state(entity) -%}
+{%- set state = bloomery._batch_state(entity) if batch else none -%}
 {%- set rules = entity.rules -%}
 with typed as (
 {%- for mapping in entity.mappings %}

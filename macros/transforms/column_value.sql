@@ -1,11 +1,10 @@
-{#- A mapped column: extraction from bronze (or from a reject row's `raw` on replay), then its
-    transform chain. Returns {"value": sql, "failures": [sql, ...]}: one failure condition per
+{#- A mapped column: extraction from bronze, then its transform chain. Returns {"value": sql, "failures": [sql, ...]}: one failure condition per
     coercion point (a cast whose input was not NULL and whose output is), so `coercible` is
     judged at the cast itself and a later `coalesce` can never hide a failed cast. Arithmetic
     steps count too: their result is cast to a fixed width it can outgrow. -#}
-{% macro column_value(column, safe, origin='bronze') -%}
+{% macro column_value(column, safe) -%}
   {#- a namespace: Jinja's `set` inside a loop does not outlive the iteration -#}
-  {%- set ns = namespace(value=bloomery.source_value(column.source_column, column.json_path, origin)) -%}
+  {%- set ns = namespace(value=bloomery.source_value(column.source_column, column.json_path)) -%}
   {%- set failures = [] -%}
   {%- for step in column.steps -%}
     {%- set next = bloomery.transform_step(ns.value, step, safe) -%}

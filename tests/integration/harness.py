@@ -79,7 +79,8 @@ class DuckProject:
         result = res.result
         if result is not None and hasattr(result, "results"):
             for r in result.results:
-                statuses[r.node.name] = str(r.status)
+                node = getattr(r, "node", None)
+                statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = str(r.status)
         out = DbtResult(bool(res.success), statuses, res.exception)
         if check and not out.success:
             failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}

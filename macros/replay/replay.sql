@@ -1,0 +1,158 @@
+{#- `dbt run-operation bloomery.replay --args '{entity: order}'`
+
+    Re-judges the entity's unresolved rejects with the CURRENT mapping and rules, through the
+    same `quality_split` a normal run uses (the reject rows' `raw` payload is rebuilt as the
+    bronze row it came from). Then, per key, the pipeline's dedupe order decides between the
+    incumbent entity row and every candidate:
+      - a candidate that passes and wins its key is admitted (merged into the entity by key)
+        and its reject row gets `resolved_at`;
+      - a candidate that passes but lost its key to a better row is marked `(superseded)` and
+        resolved too: it is accounted for as deduped;
+      - a candidate that still fails keeps its reject row, `failed_rules` re-derived, so the
+        reject table never describes a spec nobody runs.
+    `last_seen` is never touched and nothing is deleted from the reject table. A replay with
+    nothing to admit and nothing to re-stamp changes no row. Returns the counts it logs. -#}
+{% macro replay(entity) -%}
+  {{ return(adapter.dispatch('replay', 'bloomery')(entity)) }}
+{%- endmacro %}
+
+{% macro default__replay(entity) -%}
+  {%- if not execute -%}{{ return({}) }}{%- endif -%}
+  {%- set q = adapter.quote -%}
+  {%- set node = bloomery._node(entity ~ '__reject') -%}
+  {%- if node is none -%}
+    {{ exceptions.raise_compiler_error("bloomery.replay: no reject table for entity '" ~ entity ~ "'. Replay works on entities with a `quarantine:` block; run `bloomery compile` and `dbt build` first.") }}
+  {%- endif -%}
+  {%- set ir = node.config.meta.bloomery -%}
+  {%- set reject = bloomery._relation(entity ~ '__reject') -%}
+  {%- set kept = bloomery._relation(entity) -%}
+  {%- if reject is none or kept is none -%}
+    {{ exceptions.raise_compiler_error("bloomery.replay: " ~ entity ~ " has not been built yet; run `dbt build` first.") }}
+  {%- endif -%}
+  {%- set parents = {} -%}
+  {%- for r in ir.rules if r.rule == 'referential' -%}{%- do parents.update({r.parent: bloomery._relation(r.parent)}) -%}{%- endfor -%}
+  {%- set mapping = ir.mappings[0] -%}
+  {%- set now = bloomery.run_timestamp() -%}
+  {%- set source -%}
+  (select
+    {%- for c in mapping.raw_columns %}
+    {{ bloomery.source_value(c, none, 'raw') }} as {{ q(c) }},
+    {%- endfor %}
+    {%- for m in ['_load_id', '_ingested_at', '_source_row_id'] if m not in mapping.raw_columns %}
+    {{ q(m) }},
+    {%- endfor %}
+    {{ q('reject_id') }} as {{ q('_bloomery_reject_id') }}
+  from {{ reject }}
+  where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}) as {{ q('_bloomery_replay_source') }}
+  {%- endset -%}
+  {#- every candidate is judged; the contest against the incumbent is below -#}
+  {%- set judged_ir = {} -%}{%- do judged_ir.update(ir) -%}{%- do judged_ir.update({'dedupe': none}) -%}
+  {%- set judged = api.Relation.create(identifier='bloomery_replay_judged') -%}
+  {%- set outcome = api.Relation.create(identifier='bloomery_replay_outcome') -%}
+  {%- call statement('replay_judged') -%}
+    create temporary table {{ judged }} as
+    {{ bloomery.quality_split(judged_ir, {mapping.source: source}, parents, batch=false) }}
+  {%- endcall -%}
+  {%- call statement('replay_outcome') -%}
+    create temporary table {{ outcome }} as
+    with contest as (
+      select {% for k in ir.key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
+             {{ q('_source_row_id') }}, 'candidate' as side
+      from {{ judged }}
+      {%- if ir.dedupe %}
+      union all
+      select {% for k in ir.key %}i.{{ q(k) }}, {% endfor %}{% for o in ir.dedupe.order %}i.{{ q(o.column) }}, {% endfor %}
+             i.{{ q('_source_row_id') }}, 'incumbent'
+      from {{ kept }} as i
+      where exists (select 1 from {{ judged }} as j where {% for k in ir.key %}j.{{ q(k) }} = i.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %})
+      {%- endif %}
+    ),
+    ranked as (
+      select contest.*,
+      {%- if ir.dedupe %}
+        row_number() over (
+          partition by {% for k in ir.key %}{{ q(k) }}, {% endfor %}case when {% for k in ir.key %}{{ q(k) }} is null{{ " or " if not loop.last }}{% endfor %} then {{ q('_source_row_id') }} end
+          order by {% for o in ir.dedupe.order %}{{ q(o.column) }} desc nulls last, {% endfor %}{{ q('_source_row_id') }} desc nulls last
+        ) as contest_rank
+      {%- else %}
+        1 as contest_rank
+      {%- endif %}
+      from contest
+    )
+    select j.*,
+      case
+        when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
+        when r.contest_rank = 1 then 'admit'
+        else 'superseded'
+      end as {{ q('_bloomery_outcome') }}
+    from {{ judged }} as j
+    join ranked as r
+      on r.side = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
+  {%- endcall -%}
+  {%- set cols = [] -%}
+  {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
+  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_quality_flags'), q('_quality_ok')]) -%}
+  {%- call statement('replay_admit') -%}
+    delete from {{ kept }}
+    where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} = 'admit')
+    {%- if ir.dedupe %}
+       or exists (select 1 from {{ outcome }} as o
+                  where o.{{ q('_bloomery_outcome') }} = 'admit'
+                    {%- for k in ir.key %} and o.{{ q(k) }} = {{ kept }}.{{ q(k) }}{% endfor %});
+    {%- else %};
+    {%- endif %}
+    insert into {{ kept }} ({{ cols | join(', ') }})
+    select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
+           {{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
+    from {{ outcome }}
+    where {{ q('_bloomery_outcome') }} = 'admit';
+    update {{ reject }}
+    set {{ q('resolved_at') }} = {{ now }},
+        {{ q('last_evaluated_at') }} = {{ now }},
+        {#- an admitted row keeps the rules that once held it, as history -#}
+        {{ q('failed_rules') }} = case when {{ q('_source_row_id') }} in (
+            select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} = 'superseded')
+          then {{ bloomery.flag_list([['(superseded)', 'true']]) }} else {{ q('failed_rules') }} end
+    where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
+      and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} in ('admit', 'superseded'));
+    update {{ reject }}
+    set {{ q('last_evaluated_at') }} = {{ now }},
+        {{ q('failed_rules') }} = (select o.{{ q('_quality_flags') }} from {{ outcome }} as o where o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }})
+    where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
+      and exists (
+        select 1 from {{ outcome }} as o
+        where o.{{ q('_bloomery_outcome') }} = 'failing' and o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }}
+          and ({{ reject }}.{{ q('last_evaluated_at') }} is null or {{ bloomery.flags_text('o.' ~ q('_quality_flags')) }} <> {{ bloomery.flags_text(reject ~ '.' ~ q('failed_rules')) }})
+      )
+  {%- endcall -%}
+  {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
+  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0} -%}
+  {%- for row in counts.rows -%}
+    {%- do report.update({{'admit': 'admitted', 'failing': 'still_failing', 'superseded': 'superseded'}[row[0]]: row[1] | int}) -%}
+  {%- endfor -%}
+  {%- do run_query('drop table if exists ' ~ judged ~ '; drop table if exists ' ~ outcome) -%}
+  {#- run-operation leaves the transaction open; all of the above lands together or not at all -#}
+  {%- call statement('replay_commit') -%}commit{%- endcall -%}
+  {{ log("bloomery.replay " ~ entity ~ ": " ~ report.admitted ~ " admitted, " ~ report.still_failing ~ " still failing, " ~ report.superseded ~ " superseded", info=true) }}
+  {{ return(report) }}
+{%- endmacro %}
+
+{#- A flag column as comparable text (lists do not compare the same way on every engine). -#}
+{% macro flags_text(expr) -%}
+  {{ return(adapter.dispatch('flags_text', 'bloomery')(expr)) }}
+{%- endmacro %}
+{% macro default__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}
+
+{#- The manifest node of a model generated for this project, by name. -#}
+{% macro _node(name) -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == name -%}
+    {{ return(node) }}
+  {%- endfor -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{% macro _relation(name) -%}
+  {%- set node = bloomery._node(name) -%}
+  {%- if node is none -%}{{ return(none) }}{%- endif -%}
+  {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias)) }}
+{%- endmacro %}
