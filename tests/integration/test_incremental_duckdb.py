@@ -75,8 +75,8 @@ def test_late_load_with_older_timestamps_is_not_skipped(tmp_path):
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
-    late = [("C11", "late@example.com", "lu", "2020-01-01", None, "l3", "2023-06-01 00:00:00", "c-11"),
-            ("C12", "late@example.com", "LUX", "2020-01-01", None, "l3", "2023-06-01 00:00:00", "c-12")]
+    late = [("C11", "late@example.com", "lu", "2020-01-01", None, "l3", "2023-12-31 00:00:00", "c-11"),
+            ("C12", "late@example.com", "LUX", "2020-01-01", None, "l3", "2023-12-31 00:00:00", "c-12")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], late, append=True)
     project.dbt("build")
     assert project.query("select count(*) from main.customer where _source_row_id = 'c-11'")[0][0] == 1

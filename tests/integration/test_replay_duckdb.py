@@ -93,3 +93,22 @@ def test_replay_unknown_entity_is_a_clear_error(tmp_path):
     assert not result.success
     log = (project.dir / "logs" / "dbt.log").read_text()
     assert "no reject table for entity 'nope'" in log
+
+
+def test_purge_deletes_only_what_retention_allows(tmp_path):
+    project = _build(tmp_path)
+    before = {r[0] for r in project.query("select _source_row_id from main.customer__reject")}
+    assert before == {"c-3", "c-4", "c-8", "c-9b"}
+    # customer retention is 30d; bloomery_now puts the clock at 2024-02-01 12:00: rows last seen
+    # on 2024-01-01 are 31.5 days old, c-9b (2024-01-02) is 30.5 days old
+    project.dbt("run-operation", "bloomery.purge_rejects", "--args", "{entity: customer}",
+                "--vars", "{bloomery_now: '2024-02-01 12:00:00'}")
+    after = {r[0] for r in project.query("select _source_row_id from main.customer__reject")}
+    assert after == set()
+    project2 = _build(tmp_path / "second")
+    project2.dbt("run-operation", "bloomery.purge_rejects", "--args", "{entity: customer}",
+                 "--vars", "{bloomery_now: '2024-01-31 12:00:00'}")
+    kept = {r[0] for r in project2.query("select _source_row_id from main.customer__reject")}
+    assert kept == {"c-9b"}, "only rows past 30 days go; c-9b is 29.5 days old"
+    # entity tables are never touched by a purge
+    assert project2.query("select count(*) from main.customer")[0][0] == 6
