@@ -223,9 +223,11 @@ class _Compiler:
     def resolve(self) -> dict[str, list[SpecDocument]]:
         model = self.model
         entities = model.value["entities"]
+        broken_keys = set()  # entities whose key names a non-field: mapping key checks would only echo it
         for name, entity in entities.items():
             for i, col in enumerate(entity["key"]):
                 if col not in entity["fields"]:
+                    broken_keys.add(name)
                     close = difflib.get_close_matches(col, entity["fields"], n=1)
                     self.error(E.MissingReference, model, ("entities", name, "key", i),
                                f"key column `{col}` of entity `{name}` is not one of its fields",
@@ -254,7 +256,7 @@ class _Compiler:
                                    f"`{col}` is not a field of entity `{target}`",
                                    f"did you mean `{close[0]}`?" if close else f"declare it under entities.{target}.fields",
                                    prefix=label)
-            for col in key:
+            for col in key if target not in broken_keys else ():
                 if col in fields and col not in entity["key"]:
                     self.error(E.ResolutionError, doc, ("key", col),
                                f"`{col}` is under `key:` but is not part of entity `{target}`'s key {entity['key']}",
@@ -829,7 +831,9 @@ class _Compiler:
                 elif state.get(child) == 1:
                     trail = [n for n, _ in stack]
                     cycle = trail[trail.index(child):] + [child]
-                    self.error(E.GuardrailError, self.model, ("entities", node, "quality"),
+                    closing = next(r["path"] for r in project.entities[node]["rules"]
+                                   if r["rule"] == "referential" and r["parent"] == child)
+                    self.error(E.GuardrailError, self.model, _parse_path(closing) + ("via",),
                                "referential rules form a cycle: " + " -> ".join(cycle),
                                "judge one direction with a referential rule and the other with a coverage check")
                 elif child not in state:

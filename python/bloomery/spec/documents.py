@@ -95,7 +95,7 @@ def read_document(path: Path, display: str) -> tuple[SpecDocument | None, list[S
     refused = _refusals(kind, doc)
     # A refusal says more than the schema would about the same place (an unknown `repair` key,
     # a `recipe` field without `from`): keep the refusal, drop schema noise at and just above it.
-    skip = frozenset(p for where, _ in refused for p in (where, where[:-1]))
+    skip = frozenset(where for where, _ in refused)
     errors.extend(e for _, e in refused)
     errors.extend(schema_errors(validator(schema_file), doc, skip))
     return SpecDocument(kind, doc), errors
@@ -174,7 +174,7 @@ def schema_errors(validator: Draft202012Validator, doc: YamlDocument,
                 error = best_match(error.context)
             explained = _explain(error, tuple(error.absolute_path))
         message, hint, path = explained
-        if path in skip or (path, message) in seen:
+        if any(path == where[:-1] or path[:len(where)] == where for where in skip) or (path, message) in seen:
             continue
         seen.add((path, message))
         out.append(SpecParseError(message, doc.location(path), hint))
@@ -246,13 +246,13 @@ def _explain(error, path):
     if "propertyNames" in error.absolute_schema_path:
         # The offender is the name itself: point at it, not at the map that holds it.
         path = path + (instance,)
-        if validator == "not":
+        if validator == "not" and instance in _RESERVED_NAMES:
             return (f"`{instance}` is a reserved name: bloomery adds a column of that name itself",
                     "rename it; reserved: " + ", ".join(sorted(_RESERVED_NAMES)), path)
-        if "step" == instance:
-            return ("chain links to steps (`{step: ref@N}`) are not part of this project", 
-                    "write the transforms out in the chain", path)
-        return (f"`{_short(str(instance))}` is not a valid name here ({where})",
+        if validator == "not":
+            return f"`{_short(str(instance))}` is not allowed as a name in `{where}`", None, path
+        what = (title or "name").lower()
+        return (f"`{_short(str(instance))}` is not a valid {what} in `{where}`",
                 _grammar_hint(schema) or "use lowercase letters, digits and underscores", path)
     if validator in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
         known = _known_keys(schema)

@@ -171,11 +171,19 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[SpecParse
         return None, [SpecParseError(f"the text holds {text[exc.start]!r}, which is not a Unicode character",
                                      Location(file, line, 1, ""), "save the spec file as UTF-8")]
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem_mark = getattr(exc, "problem_mark", None)
+        context_mark = getattr(exc, "context_mark", None)
+        context = getattr(exc, "context", None) or ""
         problem = getattr(exc, "problem", None) or str(exc)
-        return None, [SpecParseError(f"not valid YAML: {problem}", Location(file, line, column, ""),
-                                     "check indentation and quoting around this line")]
+        # An unclosed bracket or quote is noticed lines later; its opener is what to fix.
+        opener = context_mark is not None and any(w in context for w in ("flow", "quoted", "scanning"))
+        mark = context_mark if opener or problem_mark is None else problem_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = f"not valid YAML: {problem}"
+        if context and context_mark is not None:
+            message += f" ({context} at line {context_mark.line + 1})"
+        return None, [SpecParseError(message, Location(file, line, column, ""),
+                                     "check indentation, brackets and quoting around this line")]
     nodes = [n for n in nodes if n is not None]
     if not nodes:
         return None, [SpecParseError("the file holds no YAML document", Location(file, 1, 1, ""),
