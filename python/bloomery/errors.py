@@ -127,6 +127,22 @@ class EmitError(BloomeryError):
     stage = "emit"
 
 
+# -- plan -----------------------------------------------------------------------------------
+class PlanError(BloomeryError):
+    """Two spec versions cannot be compared (different IR versions, an unreadable snapshot)."""
+
+    stage = "plan"
+
+
+class RenameTargetMissing(PlanError):
+    """A field's `renamed_from` names a field the old spec does not have: a typo, or a one-shot
+    hint left behind after the rename was deployed."""
+
+
+class ContractViolation(PlanError):
+    """A change drops or narrows a field a declared consumer contract still reads."""
+
+
 class BloomeryErrors(BloomeryError):
     """Several errors found in one pass; `.collected` holds them sorted by location."""
 
