@@ -27,6 +27,10 @@ with
 {%- set n = loop.index0 %}
 population_{{ n }} as (
   select {{ q('_quality_flags') }} as names from {{ e.kept }}
+  {%- if e.get('unknown_member') %}
+  {#- the reserved Unknown member is no bronze row -#}
+  where coalesce(cast({{ q(e.unknown_member) }} as {{ s }}), '') <> '__unknown__' or {{ q('_source_row_id') }} is not null
+  {%- endif %}
   {%- if e.reject %}
   union all
   select {{ q('failed_rules') }} from {{ e.reject }} where {{ q('resolved_at') }} is null

@@ -15,8 +15,30 @@ select
   {{ bloomery.flags_size(q('_quality_flags')) }} = 0 as {{ q('_quality_ok') }}
 from {{ staged }}
 where {{ q('_bloomery_route') }} = 'keep'
+{%- if entity.get('unknown_member') %}
+{#- The reserved member children's orphans point at, so aggregates joined through the
+    relationship keep every child row. It never satisfies a referential probe. -#}
+union all
+select
+  {%- for col in entity.columns %}
+  {% if col.name == entity.unknown_member %}'__unknown__'{% else %}cast(null as {{ bloomery.type_name(col.type) }}){% endif %},
+  {%- endfor %}
+  {%- if entity.metadata %}
+  null, null, null,
+  {%- endif %}
+  {{ bloomery.empty_flags() }},
+  true
+{%- if is_incremental() %}
+where not exists (select 1 from {{ this }} where {{ q(entity.unknown_member) }} = '__unknown__')
+{%- endif %}
+{%- endif %}
 {%- endmacro %}
 
+{#- A parent entity read without a dbt ref, to break a cycle of referential rules: its rows as
+    published by the previous run; none before the first one, and then every key is an orphan. -#}
+{% macro published_relation(name) -%}
+  {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=name) if execute else none) }}
+{%- endmacro %}
 {% macro entity_delete_touched(key, dedupe, staged) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}

@@ -91,9 +91,14 @@ survivors as (
   from ranked
   {%- for r in rules if r.rule == 'referential' %}
   left join (
+  {%- if parents[r.parent] is none %}
+    select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    where 1 = 0
+  {%- else %}
     select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
     from {{ parents[r.parent] }}
     where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery.not_unknown_member(r, q) }}
+  {%- endif %}
   ) as {{ q('_bloomery_ref_' ~ loop.index0) }}
     on {% for pair in r.pairs %}{{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
   {%- endfor %}

@@ -26,13 +26,14 @@ def render(project: ProjectIR) -> dict[str, str]:
     """file name -> content, for the whole project. Pure and deterministic."""
     _refuse_unsupported(project)
     files: dict[str, str] = {"_bloomery_sources.yml": _sources_yaml(project)}
-    for name, entity in project.entities.items():
+    entities = _decorate(project)
+    for name, entity in entities.items():
         files[f"{name}__staged.sql"] = _staged_sql(entity)
         files[f"{name}.sql"] = _entity_sql(entity)
         if entity["quarantine"]:
             files[f"{name}__reject.sql"] = _reject_sql(entity)
         files[f"{name}.yml"] = _entity_yaml(entity)
-    judged = [e for e in project.entities.values() if e["rules"]]
+    judged = [e for e in entities.values() if e["rules"]]
     if judged:
         files["mart_data_quality.sql"] = _mart_sql(judged)
         files["quality_quarantine_rate.sql"] = (
@@ -77,6 +78,39 @@ def _refuse_unsupported(project: ProjectIR):
                         "convert upstream, or drop the step")
 
 
+def _decorate(project: ProjectIR) -> dict[str, dict]:
+    """Facts about an entity that depend on the others, added to its IR for the macros:
+    `unknown_member` (the parent column a child rewrites orphans to '__unknown__' in, so the
+    parent carries that member row) and, per referential rule, `published` (the rule reads the
+    parent's previously published rows without a dbt ref, because a ref would close a cycle)."""
+    entities = {n: dict(e, rules=[dict(r) for r in e["rules"]]) for n, e in project.entities.items()}
+    for e in entities.values():
+        for r in e["rules"]:
+            if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
+                entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
+    # Depth-first over child -> parent edges in name order: an edge back onto the stack closes
+    # a cycle and is cut, so each cycle is broken deterministically where it reaches its first
+    # member by name.
+    state: dict[str, int] = {}
+
+    def visit(name: str):
+        state[name] = 1
+        for r in sorted((r for r in entities[name]["rules"] if r["rule"] == "referential"), key=lambda r: r["parent"]):
+            parent = r["parent"]
+            if parent not in entities:
+                continue
+            if state.get(parent) == 1:
+                r["published"] = True
+            elif parent not in state:
+                visit(parent)
+        state[name] = 2
+
+    for name in sorted(entities):
+        if name not in state:
+            visit(name)
+    return entities
+
+
 def _config(**kwargs) -> str:
     args = ", ".join(f"{k}={literal(v)}" for k, v in kwargs.items() if v is not None)
     return "{{ config(" + args + ") }}\n"
@@ -93,8 +127,10 @@ def _grants(entity: dict):
 def _staged_sql(entity: dict) -> str:
     sources = "{" + ", ".join(f"{literal(m['source'])}: source('bronze', {literal(m['source'])})"
                               for m in entity["mappings"]) + "}"
-    parents = sorted({r["parent"] for r in entity["rules"] if r["rule"] == "referential"})
-    parents_lit = "{" + ", ".join(f"{literal(p)}: ref({literal(p)})" for p in parents) + "}"
+    parents = sorted({(r["parent"], bool(r.get("published"))) for r in entity["rules"] if r["rule"] == "referential"})
+    parents_lit = "{" + ", ".join(
+        f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
+        for p, cut in parents) + "}"
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
             + "{{ bloomery.quality_split(entity, " + sources + ", " + parents_lit + ") }}\n")
@@ -137,7 +173,7 @@ def _mart_sql(entities: list[dict]) -> str:
         reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
         items.append("{" + ", ".join([
             f'"entity": {literal(name)}', f'"mapping": {literal(e["mappings"][0]["mapping"])}',
-            f'"scd": {literal(e["scd"])}',
+            f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
             f'"rules": {literal([[r["name"], r["disposition"]] for r in e["rules"]])}',
             f'"kept": ref({literal(name)})', f'"reject": {reject}',
             f'"bronze": source(\'bronze\', {literal(e["mappings"][0]["source"])})']) + "}")
