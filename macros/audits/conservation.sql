@@ -1,7 +1,8 @@
 {#- Blocking audit on `<entity>`: the conservation law for this run. Every survivor of dedupe
     is in the entity or in the reject table (unresolved), never both, never neither; returns one
-    row with the counts when that does not hold. -#}
-{% test bloomery_conservation(model, staged, reject, source) %}
+    row with the counts when that does not hold. A type 2 entity is its snapshot: only current
+    versions count. -#}
+{% test bloomery_conservation(model, staged, reject, source, current_only=false) %}
   {%- set q = adapter.quote -%}
 with survivors as (
   select {{ q('_source_row_id') }}, {{ q('_bloomery_route') }} as route
@@ -15,7 +16,8 @@ counts as (
     (select count(*) from survivors) as surviving_rows,
     (select count(*) from survivors where route = 'quarantine') as diverted_rows,
     (select count(*) from {{ model }} as m
-      where m.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from survivors)) as entity_rows,
+      where m.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from survivors)
+      {%- if current_only %} and m.dbt_valid_to is null{% endif %}) as entity_rows,
     (select count(*) from {{ reject }} as r
       where r.{{ q('resolved_at') }} is null
         and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from survivors where route = 'quarantine')) as rejected_rows

@@ -2,7 +2,7 @@
     whichever way they were routed: a row that also fired a quarantine rule must still stop the
     run) and the entity as published so far (a replayed row carries its flags there, long after
     its bronze row left the incremental window). -#}
-{% test bloomery_fail_rule(model, rule, entity) %}
+{% test bloomery_fail_rule(model, rule, entity, current_only=false) %}
   {%- set q = adapter.quote -%}
   {%- set published = adapter.get_relation(database=model.database, schema=model.schema, identifier=entity) if execute else none -%}
 select {{ bloomery.string_literal(rule) }} as rule, 'this run' as population, {{ q('_source_row_id') }}
@@ -12,6 +12,6 @@ where {{ q('_bloomery_route') }} <> 'deduped' and {{ bloomery.flags_contain(q('_
 union all
 select {{ bloomery.string_literal(rule) }}, 'published', {{ q('_source_row_id') }}
 from {{ published }}
-where {{ bloomery.flags_contain(q('_quality_flags'), rule) }}
+where {{ bloomery.flags_contain(q('_quality_flags'), rule) }}{% if current_only %} and dbt_valid_to is null{% endif %}
 {%- endif %}
 {% endtest %}

@@ -27,9 +27,13 @@ with
 {%- set n = loop.index0 %}
 population_{{ n }} as (
   select {{ q('_quality_flags') }} as names from {{ e.kept }}
+  where 1 = 1
   {%- if e.get('unknown_member') %}
   {#- the reserved Unknown member is no bronze row -#}
-  where coalesce(cast({{ q(e.unknown_member) }} as {{ s }}), '') <> '__unknown__' or {{ q('_source_row_id') }} is not null
+    and (coalesce(cast({{ q(e.unknown_member) }} as {{ s }}), '') <> '__unknown__' or {{ q('_source_row_id') }} is not null)
+  {%- endif %}
+  {%- if e.get('scd') == 'type2' %}
+    and dbt_valid_to is null
   {%- endif %}
   {%- if e.reject %}
   union all

@@ -11,7 +11,12 @@
       - a candidate that still fails keeps its reject row, `failed_rules` re-derived, so the
         reject table never describes a spec nobody runs.
     `last_seen` is never touched and nothing is deleted from the reject table. A replay with
-    nothing to admit and nothing to re-stamp changes no row. Returns the counts it logs. -#}
+    nothing to admit and nothing to re-stamp changes no row. Returns the counts it logs.
+
+    A type 2 entity's history belongs to its dbt snapshot, whose validity columns no merge may
+    fill: there, replay writes each passing row back to bronze as a new delivery (its original
+    `_source_row_id`, `_load_id = '__replay__'`), and the next `dbt build` admits it and resolves
+    its reject like any re-delivery. -#}
 {% macro replay(entity) -%}
   {{ return(adapter.dispatch('replay', 'bloomery')(entity)) }}
 {%- endmacro %}
@@ -53,6 +58,9 @@
     create temporary table {{ judged }} as
     {{ bloomery.quality_split(judged_ir, {mapping.source: source}, parents, batch=false) }}
   {%- endcall -%}
+  {%- if ir.scd == 'type2' -%}
+    {{ return(bloomery._redeliver(entity, ir, judged, reject)) }}
+  {%- endif -%}
   {%- call statement('replay_outcome') -%}
     create temporary table {{ outcome }} as
     with contest as (
@@ -143,9 +151,9 @@
 {%- endmacro %}
 {% macro default__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}
 
-{#- The manifest node of a model generated for this project, by name. -#}
+{#- The manifest node of a model (or, for a type 2 entity, the snapshot) generated for this project. -#}
 {% macro _node(name) -%}
-  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == name -%}
+  {%- for node in graph.nodes.values() if node.resource_type in ('model', 'snapshot') and node.name == name -%}
     {{ return(node) }}
   {%- endfor -%}
   {{ return(none) }}
@@ -155,4 +163,45 @@
   {%- set node = bloomery._node(name) -%}
   {%- if node is none -%}{{ return(none) }}{%- endif -%}
   {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias)) }}
+{%- endmacro %}
+
+{% macro _redeliver(entity, ir, judged, reject) -%}
+  {%- set q = adapter.quote -%}
+  {%- set mapping = ir.mappings[0] -%}
+  {%- set bronze = bloomery._bronze_relation(mapping.source) -%}
+  {%- set s = bloomery.type_name({'name': 'string'}) -%}
+  {%- set columns = [] -%}
+  {%- for c in mapping.raw_columns if c not in ['_load_id', '_ingested_at', '_source_row_id'] -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- call statement('replay_redeliver') -%}
+    insert into {{ bronze }} ({% for c in columns %}{{ q(c) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }})
+    select
+      {%- for c in columns %}
+      {{ bloomery.source_value(c, none, 'raw') }},
+      {%- endfor %}
+      '__replay__',
+      {{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S')) }},
+      r.{{ q('_source_row_id') }}
+    from {{ reject }} as r
+    where r.{{ q('resolved_at') }} is null
+      and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ judged }} where {{ q('_bloomery_route') }} = 'keep')
+      {#- replaying twice before the next build delivers nothing twice -#}
+      and not exists (select 1 from {{ bronze }} as b
+                      where b.{{ q('_load_id') }} = '__replay__' and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
+  {%- endcall -%}
+  {%- set counts = run_query('select ' ~ q('_bloomery_route') ~ ', count(*) from ' ~ judged ~ ' group by 1') -%}
+  {%- set report = {'entity': entity, 'redelivered': 0, 'still_failing': 0} -%}
+  {%- for row in counts.rows -%}
+    {%- do report.update({{'keep': 'redelivered', 'quarantine': 'still_failing'}[row[0]]: row[1] | int}) -%}
+  {%- endfor -%}
+  {%- do run_query('drop table if exists ' ~ judged) -%}
+  {%- call statement('replay_commit') -%}commit{%- endcall -%}
+  {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '__replay__' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
+  {{ return(report) }}
+{%- endmacro %}
+
+{% macro _bronze_relation(name) -%}
+  {%- for node in graph.sources.values() if node.source_name == 'bronze' and node.name == name -%}
+    {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.identifier)) }}
+  {%- endfor -%}
+  {{ exceptions.raise_compiler_error("bloomery.replay: no bronze source '" ~ name ~ "'; run `bloomery compile` first.") }}
 {%- endmacro %}

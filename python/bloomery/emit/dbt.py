@@ -29,7 +29,10 @@ def render(project: ProjectIR) -> dict[str, str]:
     entities = _decorate(project)
     for name, entity in entities.items():
         files[f"{name}__staged.sql"] = _staged_sql(entity)
-        files[f"{name}.sql"] = _entity_sql(entity)
+        if entity["scd"] == "type2":
+            files[f"{name}__kept.sql"] = _entity_sql(entity)   # the snapshot `<entity>` versions it
+        else:
+            files[f"{name}.sql"] = _entity_sql(entity)
         if entity["quarantine"]:
             files[f"{name}__reject.sql"] = _reject_sql(entity)
         files[f"{name}.yml"] = _entity_yaml(entity)
@@ -138,7 +141,10 @@ def _staged_sql(entity: dict) -> str:
 
 def _entity_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
-    if entity["metadata"]:
+    if entity["scd"] == "type2":
+        # History is the snapshot's: this view is what it versions, this run's kept rows.
+        config = _config(materialized="view", tags=["bloomery"])
+    elif entity["metadata"]:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")) }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
@@ -247,6 +253,21 @@ def _entity_yaml(entity: dict) -> str:
          **({"data_tests": entity_tests} if entity_tests else {}),
          "columns": columns + metadata + quality_columns},
     ]
+    snapshots = []
+    if entity["scd"] == "type2":
+        kept_model = models.pop()
+        models.append({"name": f"{name}__kept", "description": f"This run's kept rows of `{name}`, versioned by the "
+                                                               f"snapshot `{name}`."})
+        snapshots.append({
+            "name": name,
+            "description": kept_model["description"] + " History kept by dbt (type 2): dbt_valid_from / dbt_valid_to.",
+            "relation": f"ref('{name}__kept')",
+            "config": {"unique_key": entity["key"][0], "strategy": "check",
+                       "check_cols": [c["name"] for c in entity["columns"]] + ["_quality_flags"],
+                       "tags": ["bloomery"], **({"grants": _grants(entity)} if entity.get("grants") else {})},
+            **({"data_tests": kept_model["data_tests"]} if kept_model.get("data_tests") else {}),
+            "columns": kept_model["columns"],
+        })
     if entity["quarantine"]:
         models.append({
             "name": f"{name}__reject",
@@ -254,7 +275,8 @@ def _entity_yaml(entity: dict) -> str:
                            f"Retention {entity['quarantine']['retention']}.",
             "columns": [{"name": c, "description": d} for c, d in _REJECT_COLUMNS],
         })
-    return YAML_HEADER + yaml.safe_dump({"version": 2, "models": models}, sort_keys=False, allow_unicode=True, width=120)
+    doc = {"version": 2, "models": models, **({"snapshots": snapshots} if snapshots else {})}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _test(test: str, name: str, description: str, severity: str = "error", **arguments) -> dict:
@@ -279,14 +301,14 @@ def _audits(entity: dict) -> tuple[list, list]:
         if rule["disposition"] == "fail":
             staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule['name']}",
                                 f"Blocking: rows that fired fail rule `{rule['name']}`, in this run or published.",
-                                rule=rule["name"], entity=name))
+                                rule=rule["name"], entity=name, current_only=entity["scd"] == "type2"))
     if entity["quarantine"]:
         source = entity["mappings"][0]["source"]
         kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
                           "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
                           "reject table, exactly once.",
                           staged="{{ ref('" + name + "__staged') }}", reject="{{ ref('" + name + "__reject') }}",
-                          source="{{ source('bronze', '" + source + "') }}"))
+                          source="{{ source('bronze', '" + source + "') }}", current_only=entity["scd"] == "type2"))
     return staged, kept
 
 
