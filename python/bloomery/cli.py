@@ -2,9 +2,11 @@
 
   bloomery check   --specs DIR [--format text|json]
   bloomery compile --specs DIR --out DIR [--format text|json]
+  bloomery plan    --new DIR [--old DIR | --against-compiled OUT] [--format text|json] [--fail-on-breaking]
 
 Exit codes: 0 clean, 1 the specs were refused (every error listed, sorted by location),
-2 bloomery itself failed (a bug: please report it with the spec that caused it).
+2 bloomery itself failed (a bug: please report it with the spec that caused it),
+3 `plan --fail-on-breaking` found a breaking change.
 """
 from __future__ import annotations
 
@@ -48,11 +50,13 @@ def cmd_check(args) -> int:
 
 def cmd_compile(args) -> int:
     from .emit.dbt import write
+    from .plan import write_snapshot
     try:
         project = check_project(Path(args.specs))
         report = write(project, Path(args.out))
     except BloomeryError as exc:
         return _report_errors(exc, args.format)
+    write_snapshot(Path(args.specs), Path(args.out))  # what `plan --against-compiled` diffs against
     if args.format == "json":
         print(json.dumps(report, indent=2))
     else:
@@ -60,6 +64,24 @@ def cmd_compile(args) -> int:
               f"{len(report['written'])} written, {len(report['unchanged'])} unchanged, "
               f"{len(report['removed'])} removed")
     return 0
+
+
+def cmd_plan(args) -> int:
+    from .plan import load_compiled, load_project, plan, to_json, to_text
+    notes: list[str] = []
+    try:
+        if args.against_compiled:
+            old, notes = load_compiled(Path(args.against_compiled))
+        elif args.old:
+            old = load_project(Path(args.old))
+        else:
+            old = None  # nothing deployed yet
+        result = plan(old, load_project(Path(args.new)))
+    except BloomeryError as exc:
+        return _report_errors(exc, args.format)
+    result.notes[:0] = notes
+    print(to_json(result) if args.format == "json" else to_text(result), end="" if args.format == "text" else "\n")
+    return 3 if args.fail_on_breaking and result.breaking else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--out", required=True, help="folder inside the dbt project's models to write into")
     comp.add_argument("--format", choices=("text", "json"), default="text")
     comp.set_defaults(run=cmd_compile)
+
+    pl = sub.add_parser("plan", help="classify the change between two spec versions; list the backfill and "
+                                     "replay commands it needs")
+    pl.add_argument("--new", required=True, help="folder holding the new spec files")
+    old = pl.add_mutually_exclusive_group()
+    old.add_argument("--old", help="folder holding the spec files currently deployed")
+    old.add_argument("--against-compiled", metavar="OUT",
+                     help="the --out folder of the last `bloomery compile`: diff against what it compiled")
+    pl.add_argument("--format", choices=("text", "json"), default="text")
+    pl.add_argument("--fail-on-breaking", action="store_true", help="exit 3 when a change is breaking")
+    pl.set_defaults(run=cmd_plan)
     return parser
 
 
