@@ -25,7 +25,7 @@ def _errors_of(exc: BloomeryError) -> list[BloomeryError]:
 
 
 def _report_errors(exc: BloomeryError, fmt: str) -> int:
-    errors = _errors_of(exc)
+    errors = sorted(_errors_of(exc), key=BloomeryError.sort_key)
     if fmt == "json":
         print(json.dumps([e.as_dict() for e in errors], indent=2))
     else:
@@ -53,8 +53,14 @@ def cmd_compile(args) -> int:
     from .plan import write_snapshot
     try:
         project = check_project(Path(args.specs))
+    except BloomeryError as exc:
+        return _report_errors(exc, args.format)
+    try:
         report = write(project, Path(args.out))
     except BloomeryError as exc:
+        # emit knows the spec path of what it refuses; the project knows its file and line
+        for error in _errors_of(exc):
+            project.relocate(error)
         return _report_errors(exc, args.format)
     write_snapshot(Path(args.specs), Path(args.out))  # what `plan --against-compiled` diffs against
     if args.format == "json":

@@ -74,3 +74,14 @@ def test_whole_process_prints_no_traceback(tmp_path, fmt):
     assert "Traceback" not in run.stdout + run.stderr
     if fmt == "json":
         assert len(json.loads(run.stdout)) == 2
+
+
+def test_compile_reports_an_emit_refusal_with_its_file(tmp_path, capsys):
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit("mapping_order_items.yaml", "transform: [{to_decimal: [12, 4]}]      #",
+              "transform: [{to_decimal: [12, 4]}, {convert: EUR}]      #")
+    out = tmp_path / "models"
+    assert main(["compile", "--specs", str(tree.root), "--out", str(out), "--format", "json"]) == 1
+    (error,) = json.loads(capsys.readouterr().out)
+    assert error["error"] == "UnsupportedByTarget"
+    assert error["file"] == tree.display("mapping_order_items.yaml") and error["line"] >= 1

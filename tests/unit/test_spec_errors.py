@@ -345,10 +345,6 @@ CASES: dict[str, Case] = {
                                                 edit(FE, "via: item_of_order, on_missing: unknown_member}",
                                                      "via: item_of_order, on_missing: unknown_member}\n      - {rule: referential, via: lines_of_order, on_missing: unknown_member}")],
                                                FE, "via: lines_of_order, on_missing", "entities.order_item.quality[1].on_missing"),
-    "referential rules in a cycle": full(E.GuardrailError,
-                                         [edit(FE, "\nreconcile:\n", "\n  - {name: customer_of_order, from: customer, to: order, via: {customer_id: customer_id}, cardinality: one_to_many}\nreconcile:\n"),
-                                          edit(FE, "    grants: {select: [analyst]}\n", "    grants: {select: [analyst]}\n    quality: [{rule: referential, via: customer_of_order, on_missing: flag}]\n")],
-                                         FE, "via: order_of_customer, on_missing: quarantine", "entities.order.quality[2].via"),
     "authored name equals a generated name": shop(E.GuardrailError, [edit(SE, "name: discount_not_exceeding_gross", "name: sku_pattern")],
                                                   SE, "name: sku_pattern", "entities.order_item.quality[0].name"),
     "two expression rules with one name": full(E.GuardrailError, [edit(FE, "name: total_not_negative", "name: shipped_after_ordered")],
@@ -486,3 +482,15 @@ def test_file_that_is_not_utf8(tmp_path):
     (error,) = tree.errors()
     assert isinstance(error, E.SpecParseError)
     assert (error.location.file, error.location.line) == (tree.display(SC), 2)
+
+
+def test_referential_rules_may_form_a_cycle(tmp_path):
+    """Not an error: emit cuts the cycle where it reaches its first member by name."""
+    tree = Tree.copy("full", tmp_path)
+    tree.edit(FE, "\nreconcile:\n", "\n  - {name: customer_of_order, from: customer, to: order, "
+                                     "via: {customer_id: customer_id}, cardinality: one_to_many}\nreconcile:\n")
+    tree.edit(FE, "    grants: {select: [analyst]}\n",
+              "    grants: {select: [analyst]}\n    quality: [{rule: referential, via: customer_of_order, on_missing: flag}]\n")
+    project = tree.check()
+    parents = {n: {r["parent"] for r in e["rules"] if r["rule"] == "referential"} for n, e in project.entities.items()}
+    assert "order" in parents["customer"] and "customer" in parents["order"]

@@ -14,10 +14,9 @@ from pathlib import Path
 from decimal import Decimal
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from ..errors import Location, SpecParseError
+from .fast_schema import compile_schema
 from .yaml_source import YamlDocument, format_path, load_yaml_file
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -55,9 +54,21 @@ class SpecDocument:
 
 
 @lru_cache(maxsize=None)
-def validator(schema_file: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMA_DIR / schema_file).read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+def load_schema(schema_file: str) -> dict:
+    return json.loads((SCHEMA_DIR / schema_file).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def validator(schema_file: str):
+    """jsonschema's validator, imported on first use: valid trees never need it (fast_check)."""
+    from jsonschema import Draft202012Validator
+    return Draft202012Validator(load_schema(schema_file))
+
+
+@lru_cache(maxsize=None)
+def fast_check(schema_file: str):
+    """The compiled yes/no check (fast_schema); jsonschema explains only what it refuses."""
+    return compile_schema(load_schema(schema_file))
 
 
 def discover(specs_dir: Path) -> list[Path]:
@@ -97,7 +108,8 @@ def read_document(path: Path, display: str) -> tuple[SpecDocument | None, list[S
     # a `recipe` field without `from`): keep the refusal, drop schema noise at and just above it.
     skip = frozenset(where for where, _ in refused)
     errors.extend(e for _, e in refused)
-    errors.extend(schema_errors(validator(schema_file), doc, skip))
+    if refused or not fast_check(schema_file)(doc.value):
+        errors.extend(schema_errors(validator(schema_file), doc, skip))
     return SpecDocument(kind, doc), errors
 
 
@@ -162,7 +174,7 @@ def _known_keys(schema: dict) -> list[str]:
     return keys
 
 
-def schema_errors(validator: Draft202012Validator, doc: YamlDocument,
+def schema_errors(validator, doc: YamlDocument,
                   skip: frozenset = frozenset()) -> list[SpecParseError]:
     """Every schema violation of `doc`, explained; none at a path in `skip` (already refused)."""
     out: list[SpecParseError] = []
@@ -171,6 +183,7 @@ def schema_errors(validator: Draft202012Validator, doc: YamlDocument,
         explained = _explain_choice(error)
         if explained is None:
             if error.context:
+                from jsonschema.exceptions import best_match
                 error = best_match(error.context)
             explained = _explain(error, tuple(error.absolute_path))
         message, hint, path = explained
@@ -219,8 +232,8 @@ def _describe_type(expected) -> str:
 def _describe_value(instance) -> str:
     if isinstance(instance, bool):
         return f"the boolean {str(instance).lower()}"
-    if isinstance(instance, Decimal):
-        return f"the unquoted decimal number {instance}"
+    if isinstance(instance, (Decimal, float)):
+        return f"the unquoted number {instance}"
     if isinstance(instance, int):
         return f"the integer {instance}"
     if isinstance(instance, str):
@@ -285,7 +298,7 @@ def _explain(error, path):
                 _grammar_hint(schema), path)
     if validator == "type":
         hint = None
-        if isinstance(instance, Decimal):
+        if isinstance(instance, Decimal) and instance.is_finite():
             hint = f'quote it: "{instance}"'
         elif isinstance(instance, bool) and "string" in str(schema.get("type")):
             hint = f'quote it if you mean text: "{str(instance).lower()}"'

@@ -21,14 +21,34 @@ import yaml
 from ..errors import Location, SpecParseError
 
 try:  # libyaml is much faster on large spec trees
-    _Loader = yaml.CSafeLoader
+    _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):
+    """Safe loading, with the implicit tag of each plain scalar memoised: a spec tree repeats
+    the same few words (rule, on_fail, quarantine, ...) thousands of times, and PyYAML's
+    resolver runs in Python for every one of them."""
+
+    _resolved: dict = {}
+
+    def resolve(self, kind, value, implicit):
+        if kind is not yaml.ScalarNode or len(value) > 64:
+            return super().resolve(kind, value, implicit)
+        memo = (value, implicit)
+        tag = self._resolved.get(memo)
+        if tag is None:
+            tag = self._resolved[memo] = super().resolve(kind, value, implicit)
+            if len(self._resolved) > 100_000:
+                self._resolved.clear()
+        return tag
 
 SpecPath = tuple  # ("entities", "order", "quality", 0)
 
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_STR_TAG = "tag:yaml.org,2002:str"
 _COLLECTION_TAGS = frozenset(("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"))
 _PLAIN_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("str", "int", "bool", "null"))
 _SPECIAL_FLOATS = {".nan": "NaN", ".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity"}
@@ -80,60 +100,73 @@ class _Builder:
         self.nodes = 0
         self.aliased = 0
         self._seen: set[int] = set()
-        self._scalar = yaml.constructor.SafeConstructor()
+        scalar = yaml.constructor.SafeConstructor()
+        self._construct = {"tag:yaml.org,2002:int": scalar.construct_yaml_int,
+                           "tag:yaml.org,2002:bool": scalar.construct_yaml_bool,
+                           "tag:yaml.org,2002:null": scalar.construct_yaml_null,
+                           _STR_TAG: scalar.construct_yaml_str}
 
     def build(self, node: yaml.Node, path: SpecPath) -> Any:
         self.nodes += 1
-        if id(node) in self._seen:
+        node_id = id(node)
+        if node_id in self._seen:
             self.aliased += 1
         else:
-            self._seen.add(id(node))
+            self._seen.add(node_id)
         if self.nodes > self.MAX_NODES or self.aliased > self.MAX_ALIASED or len(path) > self.MAX_DEPTH:
             raise _TooLarge(node)
-        self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _COLLECTION_TAGS:
+        mark = node.start_mark
+        self.marks[path] = (mark.line + 1, mark.column + 1)
+        kind = node.__class__
+        if kind is yaml.ScalarNode:
+            return self._scalar_value(node, path)
+        if node.tag not in _COLLECTION_TAGS:
             self._error(node, path, f"YAML tag `{node.tag}` is not allowed in spec files",
                         "remove the tag; spec files hold plain strings, numbers, booleans, lists and maps")
-        if isinstance(node, yaml.MappingNode):
-            out: dict = {}
-            for key_node, value_node in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    self._error(key_node, path, "YAML merge keys (<<) are not supported in spec files",
-                                "write the keys out in full")
-                    continue
-                if not isinstance(key_node, yaml.ScalarNode):
-                    self._error(key_node, path, "a mapping key must be a plain string, not a list or a map",
-                                "write the key as a name, e.g. `email:`")
-                    continue
-                key = self.build(key_node, path + ("<key>",))
-                if not isinstance(key, (str, int)) or isinstance(key, bool):
-                    self._error(key_node, path, f"a mapping key must be a string, got {key!r}",
-                                "quote the key if it is meant as a name, e.g. `\"on\":`")
-                    continue
-                if key in out:
-                    self._error(key_node, path + (key,), f"duplicate key {key!r}",
-                                "YAML keeps only the last one; remove or merge the duplicate")
-                    continue
-                out[key] = self.build(value_node, path + (key,))
-                # Point at the key, not its value: a nested block's value starts a line later.
-                self.marks[path + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            self.marks.pop(path + ("<key>",), None)
-            return out
-        if isinstance(node, yaml.SequenceNode):
+        if kind is yaml.SequenceNode:
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        return self._scalar_value(node, path)
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self._error(key_node, path, "YAML merge keys (<<) are not supported in spec files",
+                            "write the keys out in full")
+                continue
+            if key_node.__class__ is not yaml.ScalarNode:
+                self._error(key_node, path, "a mapping key must be a plain string, not a list or a map",
+                            "write the key as a name, e.g. `email:`")
+                continue
+            key = self._scalar_value(key_node, path)
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                self._error(key_node, path, f"a mapping key must be a string, got {key!r}",
+                            "quote the key if it is meant as a name, e.g. `\"on\":`")
+                continue
+            if key in out:
+                self._error(key_node, path + (key,), f"duplicate key {key!r}",
+                            "YAML keeps only the last one; remove or merge the duplicate")
+                continue
+            child = path + (key,)
+            out[key] = self.build(value_node, child)
+            # Point at the key, not its value: a nested block's value starts a line later.
+            mark = key_node.start_mark
+            self.marks[child] = (mark.line + 1, mark.column + 1)
+        return out
 
     def _scalar_value(self, node: yaml.ScalarNode, path: SpecPath) -> Any:
         tag = node.tag
+        if tag == _STR_TAG:
+            return node.value.strip()
         if tag == _FLOAT_TAG:
             text = node.value.replace("_", "")
             text = _SPECIAL_FLOATS.get(text.lower(), text)
             try:
-                return Decimal(text)
+                number = Decimal(text)
             except (InvalidOperation, ValueError):
                 self._error(node, path, f"`{node.value}` is not a number a spec can use",
                             "write a plain decimal such as 12.5, or quote the value to make it text")
                 return node.value
+            # NaN stays a float: a Decimal NaN raises on every ordered comparison, and no
+            # grammar accepts it anyway (later stages refuse it with its path).
+            return float("nan") if number.is_nan() else number
         if tag == _TIMESTAMP_TAG:
             # Dates and timestamps written unquoted stay text: the grammar speaks ISO strings,
             # and later stages check them (so `2015-02-30` is refused there, with its path).
@@ -143,7 +176,7 @@ class _Builder:
                         "remove the tag; spec files hold plain strings, numbers, booleans, lists and maps")
             return node.value
         try:
-            value = self._scalar.construct_object(node, deep=True)
+            value = self._construct[tag](node)
         except (yaml.YAMLError, ValueError, TypeError, ArithmeticError) as exc:
             self._error(node, path, f"`{node.value[:40]}` cannot be read as {tag.rsplit(':', 1)[-1]}: {exc}",
                         "quote the value to make it text, or write a plain number")
