@@ -568,6 +568,21 @@ def test_limit_names_a_blocking_coverage_check(pair):
     assert "coverage" not in limits["shipment"]
 
 
+def test_type2_parent_is_built_before_its_children_replay(pair):
+    # a type 2 replay re-delivers its rows to bronze: they are admitted by the next run
+    pair.both(MODEL, "    key: [customer_id]\n", "    key: [customer_id]\n    scd: type2\n")
+    pair.edit(CUSTOMERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
+    p = pair.plan()
+    assert p.replay_scope == ["customer", "order"]
+    assert p.commands[:4] == [
+        "dbt build --full-refresh --select customer__staged+ --exclude mart_data_quality",
+        "dbt run-operation bloomery.replay --args '{entity: customer}'",
+        "dbt build --select customer__staged+ --exclude mart_data_quality",
+        "dbt run-operation bloomery.replay --args '{entity: order}'",
+    ]
+    assert any("type 2" in n for n in p.notes)
+
+
 def test_chain_of_three_quarantine_children_replays_parents_first(pair):
     # customer <- order <- order_item <- shipment... every link at on_missing: quarantine
     pair.both(MODEL, "{rule: referential, via: item_of_order, on_missing: unknown_member}",

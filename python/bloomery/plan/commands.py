@@ -28,7 +28,9 @@ def replay_command(entity: str) -> str:
 
 
 def _own_nodes(entity: str, ir: dict) -> list[str]:
-    return [f"{entity}__staged", entity] + ([f"{entity}__reject"] if ir["quarantine"] else [])
+    # a type 2 entity is a snapshot of its `__kept` view
+    kept = [f"{entity}__kept", entity] if ir["scd"] == "type2" else [entity]
+    return [f"{entity}__staged"] + kept + ([f"{entity}__reject"] if ir["quarantine"] else [])
 
 
 def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[str]]) -> list[str]:
