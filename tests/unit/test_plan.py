@@ -632,7 +632,7 @@ def _with_rule(ir, entity, rule):
 
 
 def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
-    # the compiler refuses a cycle of referential rules today; plan() must still order one
+    # a cycle built on the IR itself: customer -> order -> customer, both at quarantine
     base = load_project(Tree.copy("full", tmp_path).root)
     old, new = copy.deepcopy(base), copy.deepcopy(base)
     for ir in (old, new):
@@ -651,6 +651,25 @@ def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
     # now), which orders it after customer too: a cycle, broken at customer, the first by name
     assert p.replay_scope == ["customer", "order", "order_item"]
     assert "reaches `order`" in p.replay_reasons["customer"]
+
+
+def test_cycle_of_referential_rules_from_specs(pair):
+    # customer -> order (favourite order) and order -> customer, both at quarantine
+    pair.both(MODEL, "      nickname: {type: string, assert: {regex: '^\\w+$'}}\n",
+              "      nickname: {type: string, assert: {regex: '^\\w+$'}}\n      favourite_order_id: {type: string}\n")
+    pair.both(MODEL, "    grants: {select: [analyst]}\n", "    grants: {select: [analyst]}\n    quality:\n"
+              "      - {rule: referential, via: favourite_order, on_missing: quarantine}\n")
+    pair.both(MODEL, "relationships:\n", "relationships:\n  - {name: favourite_order, from: customer, to: order, "
+              "via: {favourite_order_id: order_id}, cardinality: many_to_one}\n")
+    pair.both(CUSTOMERS, "unmapped:", '  favourite_order_id: {from: "$.fav"}\nunmapped:')
+    pair.edit(ORDERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
+    p = pair.plan()
+    # order's rows come back; customer reaches order; the cycle is broken at customer (first by name)
+    assert p.replay_scope == ["customer", "order"]
+    assert "reaches `order`" in p.replay_reasons["customer"]
+    assert [c for c in p.commands if "replay" in c] == [
+        "dbt run-operation bloomery.replay --args '{entity: customer}'",
+        "dbt run-operation bloomery.replay --args '{entity: order}'"]
 
 
 def test_parents_first_order_with_a_cycle():
