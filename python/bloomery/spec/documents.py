@@ -300,7 +300,7 @@ def _explain(error, path):
         hint = None
         if isinstance(instance, Decimal) and instance.is_finite():
             hint = f'quote it: "{instance}"'
-        elif isinstance(instance, bool) and "string" in str(schema.get("type")):
+        elif isinstance(instance, (bool, int)) and "string" in str(schema.get("type")):
             hint = f'quote it if you mean text: "{str(instance).lower()}"'
         return (f"`{where}` must be {_describe_type(schema.get('type'))}, got {_describe_value(instance)}",
                 hint, path)
@@ -314,7 +314,7 @@ def _explain(error, path):
                 "write each transform as its own list item: [trim, lower]", path)
     if validator == "minimum":
         return (f"`{key or where}` must be at least {error.validator_value}, got {instance}",
-                None, path)
+                f"write `{key}: {error.validator_value}` or more" if key else None, path)
     if validator == "minLength":
         return f"`{where}` must not be empty", _grammar_hint(schema), path
     if validator == "uniqueItems":

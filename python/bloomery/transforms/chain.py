@@ -116,8 +116,13 @@ def _literal_for(t: SpecType, value: Any, name: str):
                 raise InvalidOperation
             datetime.fromisoformat(text)
     except (ValueError, InvalidOperation):
-        raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}") from None
+        raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}, the type of the value here",
+                         f"write a {t} literal, e.g. {_LITERAL_EXAMPLES.get(t.name, '0')!r}") from None
     return text
+
+
+_LITERAL_EXAMPLES = {"int": "0", "decimal": "0.00", "bool": "true", "date": "2015-01-01",
+                     "timestamp": "2015-01-01T00:00:00"}
 
 
 def _decimal_arith(name):
@@ -296,7 +301,8 @@ def _check_args(name: str, sig: Signature, args: list):
     else:
         expected = kinds
         if len(args) != len(kinds):
-            raise ChainError(None, f"`{name}` takes {len(kinds)} argument(s), got {len(args)}")
+            raise ChainError(None, f"`{name}` takes {len(kinds)} argument(s), got {len(args)}",
+                             f"write it as {EXAMPLES[name]}")
     for kind, arg in zip(expected, args):
         ok = {
             STR: isinstance(arg, str),
@@ -305,7 +311,24 @@ def _check_args(name: str, sig: Signature, args: list):
             LITERAL: isinstance(arg, (int, str)),
         }[kind]
         if not ok:
-            raise ChainError(None, f"`{name}` argument {arg!r} must be {kind.lower()}")
+            raise ChainError(None, f"`{name}` argument {arg!r} must be {_KIND_WORDS[kind]}",
+                             f"write it as {EXAMPLES[name]}")
+
+
+# How each transform is written, for hints.
+EXAMPLES = {
+    "trim": "`trim`", "upper": "`upper`", "lower": "`lower`", "to_string": "`to_string`", "to_int": "`to_int`",
+    "to_bool": "`to_bool`", "abs": "`abs`", "split_part": "`{split_part: [\"-\", 1]}`",
+    "regex_extract": "`{regex_extract: [\"^([A-Z]+)\", 1]}`", "strip_prefix": "`{strip_prefix: \"CUS-\"}`",
+    "strip_suffix": "`{strip_suffix: \" EUR\"}`", "concat": "`{concat: \"-A\"}`",
+    "enum_map": "`{enum_map: [from, to, from, to]}`", "to_decimal": "`{to_decimal: [12, 4]}`",
+    "parse_ts": "`{parse_ts: ISO8601}`", "parse_date": "`{parse_date: \"%d/%m/%Y\"}`",
+    "to_utc": "`{to_utc: Europe/Paris}`", "coalesce": "`{coalesce: \"0\"}`", "nullif": "`{nullif: \"n/a\"}`",
+    "json_path": "`{json_path: \"$.a.b\"}`", "multiply": "`{multiply: \"0.01\"}`", "divide": "`{divide: 100}`",
+    "round": "`{round: 2}`", "convert": "`{convert: EUR}`",
+}
+_KIND_WORDS = {STR: "a string", INT_ARG: "an integer", NUMBER: "an integer or a quoted decimal",
+               LITERAL: "a string or an integer"}
 
 
 def lower_chain(chain: list, declared: SpecType) -> Lowered:
