@@ -38,8 +38,6 @@ def test_render_refuses_convert_with_a_located_error(converting):
     assert error.location.path.startswith("mapping[shop__order_items->order_item]")
 
 
-@pytest.mark.xfail(reason="emit/dbt.py names only the mapping; it can name the step with "
-                          "column['path'] + '.transform[' + step['chain_index'] + ']'", strict=False)
 def test_render_points_at_the_convert_step(converting):
     project = converting.check()
     with pytest.raises(UnsupportedByTarget) as info:

@@ -74,11 +74,14 @@ def _refuse_unsupported(project: ProjectIR):
     for entity in project.entities.values():
         for mapping in entity["mappings"]:
             for column in mapping["columns"]:
-                if any(step["op"] == "convert" for step in column["steps"]):
-                    raise UnsupportedByTarget(
+                for step in column["steps"]:
+                    if step["op"] != "convert":
+                        continue
+                    path = f"{column.get('path', 'mapping[' + mapping['mapping'] + ']')}.transform[{step.get('chain_index', 0)}]"
+                    raise project.relocate(UnsupportedByTarget(
                         f"`convert` in the chain of {entity['entity']}.{column['name']} needs currency rates "
-                        "that no dbt target here provides", Location(path=f"mapping[{mapping['mapping']}]"),
-                        "convert upstream, or drop the step")
+                        "that no dbt target here provides", Location(path=path),
+                        "convert upstream, or drop the step"))
 
 
 def _decorate(project: ProjectIR) -> dict[str, dict]:
