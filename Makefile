@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv clean
+.PHONY: demo test venv pg clean
 
 $(BIN)/bloomery: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -13,13 +13,17 @@ $(BIN)/bloomery: pyproject.toml requirements-dev.txt
 
 venv: $(BIN)/bloomery
 
+## PostgreSQL 18 for the engine tests, unpacked into .pg/ (a no-op once installed; scripts/postgres.sh).
+pg: venv
+	bash scripts/postgres.sh >/dev/null
+
 ## Compile the shop specs and build them on DuckDB with dirty bronze data, then say what happened.
 demo: venv
 	$(BIN)/python demo/run_demo.py
 
 ## The full test suite (what CI runs).
-test: venv
+test: venv pg
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) integration_tests/target integration_tests/dbt_packages demo/build
+	rm -rf $(VENV) .pg integration_tests/target integration_tests/dbt_packages demo/build
