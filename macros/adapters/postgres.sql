@@ -1,7 +1,18 @@
-{#- Every postgres override of the package in one place: the engine's differences, and why. -#}
+{#- Every postgres override of the package in one place: the engine's differences, and why.
+    PostgreSQL 16 or newer (pg_input_is_valid); the dialect matrix is docs/dialects.md. -#}
+
+{#- Refuse a server older than 16 before any model runs (an on-run-start hook of the package):
+    without pg_input_is_valid every quality entity would fail with "function does not exist". -#}
+{% macro postgres__assert_engine_supported() -%}
+  {%- if execute -%}
+    {%- set row = run_query("select current_setting('server_version_num')::int, current_setting('server_version')").rows[0] -%}
+    {%- do bloomery.check_engine_version('postgres', row[0], row[1]) -%}
+  {%- endif -%}
+{%- endmacro %}
 
 {#- Postgres has no TRY_CAST: guard the cast with the engine's own input parser (16+), and refuse
-    the clock words that would coerce the same cell differently on every run. -#}
+    the clock words that would coerce the same cell differently on every run. Only ever applied to
+    column values: the planner folds a cast of a literal even inside a CASE branch that never runs. -#}
 {% macro postgres__safe_cast(expr, type) -%}
   {%- set t = bloomery.type_name(type) -%}
   case when pg_input_is_valid(({{ expr }})::text, '{{ t }}')
@@ -14,6 +25,24 @@
                    'timestamp': 'timestamp', 'variant': 'jsonb'} -%}
   {%- if type.name == 'decimal' -%}numeric({{ type.precision }},{{ type.scale }})
   {%- else -%}{{ names[type.name] }}{%- endif -%}
+{%- endmacro %}
+
+{#- Casts from a typed value (the compiler marks them `from_type`), where the text round trip of
+    safe_cast would judge the wrong thing: a numeric prints with its scale ('2.00' is no bigint
+    text), a date or timestamp is no JSON text, and bool -> int has no cast (via integer). None of
+    these read bronze text, so none needs the guard except for range. Likewise round() of a bigint
+    is a numeric that prints with decimals. -#}
+{% macro postgres__transform_step(expr, step, safe) -%}
+  {%- set source = step.get('from_type') -%}
+  {%- set guarded = safe and step.get('marker', true) -%}
+  {%- if step.op == 'cast' and step.get('via_int') -%}cast(cast({{ expr }} as integer) as bigint)
+  {%- elif step.op == 'cast' and source == 'decimal' and step.type.name == 'int' -%}
+    {%- if guarded -%}case when round({{ expr }}) between -9223372036854775808 and 9223372036854775807 then cast({{ expr }} as bigint) end
+    {%- else -%}cast({{ expr }} as bigint){%- endif -%}
+  {%- elif step.op == 'cast' and source and source != 'variant' and step.type.name == 'variant' -%}to_jsonb({{ expr }})
+  {%- elif step.op == 'round' and step.type.name == 'int' -%}{{ bloomery._arith_cast('round(cast(' ~ expr ~ ' as numeric))', step.type, safe) }}
+  {%- else -%}{{ bloomery.default__transform_step(expr, step, safe) }}
+  {%- endif -%}
 {%- endmacro %}
 
 {% macro postgres__flag_list(items) -%}
@@ -29,31 +58,108 @@
   {%- endif -%}
 {%- endmacro %}
 
+{#- array_length of an empty array is NULL, not 0. -#}
 {% macro postgres__flags_size(expr) -%}coalesce(array_length({{ expr }}, 1), 0){%- endmacro %}
 
 {% macro postgres__flags_contain(expr, name) -%}({{ bloomery.string_literal(name) }} = any({{ expr }})){%- endmacro %}
 
+{#- sha256 takes bytea and returns bytea. -#}
 {% macro postgres__sha256_hex(expr) -%}encode(sha256(convert_to({{ expr }}, 'UTF8')), 'hex'){%- endmacro %}
 
+{#- json, not jsonb: jsonb reorders keys (shorter first), and `raw` / `key_values` keep them sorted. -#}
 {% macro postgres__json_object(columns, prefix, column_prefix) -%}
-  jsonb_build_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
+  json_build_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
 {%- endmacro %}
 
+{#- POSIX ARE; `~` is a substring search like the others, hence the mandatory anchors. -#}
 {% macro postgres__regex_match(expr, pattern) -%}
   ({{ expr }} ~ {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
+{#- normalize() needs a UTF8 database. -#}
 {% macro postgres__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}
+
+{#- Text can not hold U+0000 in Postgres and chr(0) raises: leave it out of a charset, where it
+    could never match anyway. -#}
+{% macro postgres__chr(point) -%}{%- if point | int == 0 -%}''{%- else -%}chr({{ point }}){%- endif -%}{%- endmacro %}
 
 {% macro postgres__json_scalar(expr, path) -%}
   jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }}) #>> '{}'
-{%- endmacro %}
-
-{% macro postgres__regex_extract(expr, pattern, group) -%}
-  (regexp_match({{ expr }}, {{ bloomery.string_literal(pattern) }}))[{{ group if group > 0 else 1 }}]
 {%- endmacro %}
 
 {% macro postgres__json_path(expr, path) -%}
   jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }})
 {%- endmacro %}
 
+{#- split_part raises "field position must not be zero" on index 0, where DuckDB gives ''. -#}
+{% macro postgres__split_part(expr, delimiter, index) -%}
+  {%- if index | int == 0 -%}case when {{ expr }} is not null then '' end
+  {%- else -%}split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- regexp_substr (15+) takes the group, 0 being the whole match; no match is NULL here where
+    DuckDB's regexp_extract gives '' (docs/dialects.md). -#}
+{% macro postgres__regex_extract(expr, pattern, group) -%}
+  regexp_substr({{ expr }}, {{ bloomery.string_literal(pattern) }}, 1, 1, '', {{ group }})
+{%- endmacro %}
+
+{#- strptime-style formats. to_timestamp/to_date raise on bad input and are lenient about what
+    they do accept, so instead the format becomes an anchored regex (one group per directive) and
+    the captured fields are reassembled as ISO text, which the guard then judges like any cast:
+    '31/02/2021' matches the shape and still fails. Directives: %Y (1-4 digits) %m %d %H %M %S
+    (1-2 digits) and %%; whitespace in the format matches any run of whitespace, and surrounding
+    whitespace is ignored, as DuckDB's strptime does. Missing fields default to 1900-01-01 00:00:00. -#}
+{% macro postgres__parse_format(expr, format, type, safe) -%}
+  {%- set shape = bloomery._pg_format_shape(format) -%}
+  {%- set m = '_bloomery_match.m' -%}
+  {%- set f = shape.fields -%}
+  {%- set parts = [
+      ("lpad(" ~ m ~ "[" ~ f.Y ~ "], 4, '0')") if 'Y' in f else "'1900'", "'-'",
+      (m ~ "[" ~ f.m ~ "]") if 'm' in f else "'1'", "'-'",
+      (m ~ "[" ~ f.d ~ "]") if 'd' in f else "'1'", "' '",
+      (m ~ "[" ~ f.H ~ "]") if 'H' in f else "'0'", "':'",
+      (m ~ "[" ~ f.M ~ "]") if 'M' in f else "'0'", "':'",
+      (m ~ "[" ~ f.S ~ "]") if 'S' in f else "'0'"] -%}
+  {%- set iso = '_bloomery_parse.iso' -%}
+  {%- set out = bloomery.type_name(type) -%}
+  (select
+  {%- if safe %}
+    case when pg_input_is_valid({{ iso }}, 'timestamp') then cast(cast({{ iso }} as timestamp) as {{ out }}) end
+  {%- else %}
+    case when _bloomery_parse.x is not null and _bloomery_parse.m is null
+         then cast(cast('value ' || _bloomery_parse.x || ' does not match the format ' || {{ bloomery.string_literal(format) }} as timestamp) as {{ out }})
+         else cast(cast({{ iso }} as timestamp) as {{ out }}) end
+  {%- endif %}
+   from (select x, m, {{ parts | join(' || ') }} as iso
+         from (select x, regexp_match(x, {{ bloomery.string_literal(shape.regex) }}) as m
+               from (select ({{ expr }})::text as x) as _bloomery_value) as _bloomery_match) as _bloomery_parse)
+{%- endmacro %}
+
+{% macro _pg_format_shape(format) -%}
+  {%- set shapes = {'Y': '([0-9]{1,4})', 'm': '([0-9]{1,2})', 'd': '([0-9]{1,2})',
+                    'H': '([01]?[0-9]|2[0-3])', 'M': '([0-5]?[0-9])', 'S': '([0-5]?[0-9])'} -%}
+  {%- set ns = namespace(regex='^[[:space:]]*', pct=false, groups=0) -%}
+  {%- set fields = {} -%}
+  {%- for ch in format -%}
+    {%- if ns.pct -%}
+      {%- set ns.pct = false -%}
+      {%- if ch == '%' -%}{%- set ns.regex = ns.regex ~ '%' -%}
+      {%- elif ch in shapes and ch not in fields -%}
+        {%- set ns.groups = ns.groups + 1 -%}
+        {%- do fields.update({ch: ns.groups}) -%}
+        {%- set ns.regex = ns.regex ~ shapes[ch] -%}
+      {%- else -%}
+        {{ exceptions.raise_compiler_error("bloomery.parse_format: the format '" ~ format ~ "' uses %" ~ ch ~ (" twice" if ch in fields else "") ~ ", which the postgres port does not read; it reads %Y %m %d %H %M %S and %% (each at most once). Use ISO8601, or one of these directives.") }}
+      {%- endif -%}
+    {%- elif ch == '%' -%}{%- set ns.pct = true -%}
+    {%- elif ch in ' \t\n\r' -%}{%- set ns.regex = ns.regex ~ '[[:space:]]+' -%}
+    {%- elif ch.isalnum() -%}{%- set ns.regex = ns.regex ~ ch -%}
+    {%- else -%}{%- set ns.regex = ns.regex ~ '\\' ~ ch -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if ns.pct -%}
+    {{ exceptions.raise_compiler_error("bloomery.parse_format: the format '" ~ format ~ "' ends with a lone %; write %% for a percent sign.") }}
+  {%- endif -%}
+  {{ return({'regex': ns.regex ~ '[[:space:]]*$', 'fields': fields}) }}
+{%- endmacro %}

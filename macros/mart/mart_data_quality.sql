@@ -29,7 +29,7 @@ population_{{ n }} as (
   select {{ q('_quality_flags') }} as names from {{ e.kept }}
   where 1 = 1
   {%- if e.get('unknown_member') %}
-  {#- the reserved Unknown member is no bronze row -#}
+  {#- the reserved Unknown member is no bronze row #}
     and (coalesce(cast({{ q(e.unknown_member) }} as {{ s }}), '') <> '__unknown__' or {{ q('_source_row_id') }} is not null)
   {%- endif %}
   {%- if e.get('scd') == 'type2' %}

@@ -346,7 +346,9 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
                 raise ChainError(index, f"unknown transform `{name}`",
                                  f"did you mean `{close[0]}`?" if close else None, unknown=True)
             _check_args(name, sig, args)
+            before = current
             current, step = sig.lower(current, args)
+            _mark_source(step, before)
         except ChainError as exc:
             exc.index = index
             raise
@@ -359,6 +361,7 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
     if current != declared:
         if not chain or assignable(current, declared):
             _, step = _cast(declared, final=True)
+            _mark_source(step, current)
             if current.name == "bool" and declared.name == "string":
                 step["marker"] = False
             steps.append(step)
@@ -367,6 +370,13 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
                              _conversion_hint(current, (declared.name,)) or "end the chain with a conversion to the declared type")
     casts = sum(1 for s in steps if _is_coercion_point(s))
     return Lowered(steps, declared, nullifying, casts, names)
+
+
+def _mark_source(step: dict, source: SpecType):
+    """A cast from a typed value (not bronze text) says so: an engine whose NULL-on-failure cast
+    reads text (Postgres' pg_input_is_valid) must not round-trip such a value through text."""
+    if step["op"] == "cast" and source.name != "string":
+        step["from_type"] = source.name
 
 
 def _is_coercion_point(step: dict) -> bool:
