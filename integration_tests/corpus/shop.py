@@ -4,6 +4,8 @@
   ("entity", [flags])         kept, with exactly these `_quality_flags`
   ("reject", [failed_rules])  diverted, with exactly these `failed_rules`
   ("deduped",)                lost dedupe to a better delivery of its key
+or, where the outcome is a property of the engine, {"duckdb": expect, "postgres": expect}
+(each such row is a line of the dialect matrix, docs/dialects.md).
 Rows are written as text, as a loader would land them.
 """
 import json
@@ -59,6 +61,18 @@ ORDERS = {
         (("O10", "", "sent", "2023-05-10T10:00:00", "l1", "2024-01-05 00:00:00", "o-10"), ("reject", ["order_of_customer_referential"])),
         (("O11", "c1", "placed", "2023-05-11T10:00:00", "l1", "2024-01-05 00:00:00", "o-11"), ("reject", ["order_of_customer_referential"])),
         (("O12", "C1", "Placedd", "2023-05-12T10:00:00", "l1", "2024-01-05 00:00:00", "o-12"), ("reject", ["status_in_enum"])),
+        # clock words: Postgres reads them as the transaction time; its guarded cast refuses them, so
+        # the cell is a coercion failure on every engine rather than a value that changes each run
+        (("O13", "C1", "sent", "now", "l1", "2024-01-05 00:00:00", "o-13"), ("reject", ["ordered_at_coercible", "ordered_at_not_null"])),
+        (("O14", "C1", "sent", " Yesterday ", "l1", "2024-01-05 00:00:00", "o-14"), ("reject", ["ordered_at_coercible", "ordered_at_not_null"])),
+        # a fixed special word both engines read as 1970-01-01
+        (("O15", "C1", "sent", "epoch", "l1", "2024-01-05 00:00:00", "o-15"), ("entity", ["ordered_at_range_min"])),
+        # the engine's own timestamp reader decides: Postgres also reads month-first text (DateStyle MDY)
+        # and compact ISO dates
+        (("O16", "C1", "sent", "05/16/2023 10:00", "l1", "2024-01-05 00:00:00", "o-16"),
+         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", [])}),
+        (("O17", "C1", "sent", "20230517", "l1", "2024-01-05 00:00:00", "o-17"),
+         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", [])}),
     ],
 }
 

@@ -3,9 +3,15 @@
 Each test gets its own copy of `integration_tests/` in a temporary folder, its own DuckDB file
 and its own target path. Bronze relations are written straight into the engine (bronze is the
 user's raw data, not a dbt seed); then `bloomery compile` and `dbt` run exactly as a user runs them.
+
+DuckProject and PgProject have one interface (write_bronze, execute, query, rows, compile, dbt)
+and one schema, `main`, so a test's SQL reads the same on both. A PgProject gets a database of
+its own on the session's server (the `pg_server` fixture in conftest.py).
 """
 from __future__ import annotations
 
+import itertools
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +29,13 @@ class DbtResult:
     success: bool
     statuses: dict          # node name -> status string
     exception: BaseException | None
+    result: object = None   # dbt's own result object
 
 
-class DuckProject:
+class _Project:
+    engine = ""
+    target = ""
+
     def __init__(self, tmp: Path, specs: Path | None = None):
         self.dir = tmp / "project"
         shutil.copytree(INTEGRATION, self.dir, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
@@ -34,12 +44,57 @@ class DuckProject:
         if specs is not None:
             shutil.rmtree(self.dir / "specs")
             shutil.copytree(specs, self.dir / "specs")
-        self.db_path = tmp / "warehouse.duckdb"
         self.deps_done = False
+
+    def _env(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    # -- bloomery and dbt -----------------------------------------------------------------------
+    def compile(self) -> int:
+        return bloomery_main(["compile", "--specs", str(self.dir / "specs"),
+                              "--out", str(self.dir / "models" / "bloomery")])
+
+    def dbt(self, *args: str, check: bool = True) -> DbtResult:
+        from dbt.cli.main import dbtRunner
+        if not self.deps_done and args[0] != "deps":
+            self.dbt("deps")
+            self.deps_done = True
+        os.environ.update(self._env())
+        extra = [] if args[0] == "deps" else ["--target-path", str(self.dir / "target"), "--target", self.target]
+        res = dbtRunner().invoke([*args, "--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
+                                  "--log-path", str(self.dir / "logs"), *extra])
+        statuses = {}
+        result = res.result
+        if result is not None and hasattr(result, "results"):
+            for r in result.results:
+                node = getattr(r, "node", None)
+                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
+                    continue  # on-run-start/end hooks (bloomery.assert_engine_supported)
+                statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = str(r.status)
+        out = DbtResult(bool(res.success), statuses, res.exception, result)
+        if check and not out.success:
+            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
+            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
+        return out
+
+
+class DuckProject(_Project):
+    engine = target = "duckdb"
+
+    def __init__(self, tmp: Path, specs: Path | None = None):
+        super().__init__(tmp, specs)
+        self.db_path = tmp / "warehouse.duckdb"
+
+    def _env(self):
+        return {"BLOOMERY_DUCKDB_PATH": str(self.db_path)}
 
     # -- bronze ---------------------------------------------------------------------------------
     def connect(self):
         return duckdb.connect(str(self.db_path))
+
+    def execute(self, sql: str):
+        with self.connect() as con:
+            con.execute(sql)
 
     def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
         with self.connect() as con:
@@ -60,29 +115,75 @@ class DuckProject:
             names = [d[0] for d in cur.description]
             return [dict(zip(names, r)) for r in cur.fetchall()]
 
-    # -- bloomery and dbt -----------------------------------------------------------------------
-    def compile(self) -> int:
-        return bloomery_main(["compile", "--specs", str(self.dir / "specs"),
-                              "--out", str(self.dir / "models" / "bloomery")])
 
-    def dbt(self, *args: str, check: bool = True) -> DbtResult:
-        from dbt.cli.main import dbtRunner
-        if not self.deps_done and args[0] != "deps":
-            self.dbt("deps")
-            self.deps_done = True
-        import os
-        os.environ["BLOOMERY_DUCKDB_PATH"] = str(self.db_path)
-        extra = [] if args[0] == "deps" else ["--target-path", str(self.dir / "target")]
-        res = dbtRunner().invoke([*args, "--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
-                                  "--log-path", str(self.dir / "logs"), *extra])
-        statuses = {}
-        result = res.result
-        if result is not None and hasattr(result, "results"):
-            for r in result.results:
-                node = getattr(r, "node", None)
-                statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = str(r.status)
-        out = DbtResult(bool(res.success), statuses, res.exception)
-        if check and not out.success:
-            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
-            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
-        return out
+def render(project: _Project, jinja: str) -> str:
+    """SQL that the package's macros render on this project's engine (`dbt compile --inline`)."""
+    return project.dbt("compile", "--inline", jinja, "--quiet").result.results[0].node.compiled_code
+
+
+def load_logs(project: _Project) -> str:
+    """dbt's log of every invocation in the project (where a failed run-operation's message lands)."""
+    return (project.dir / "logs" / "dbt.log").read_text()
+
+
+_databases = itertools.count()
+
+
+class PgProject(_Project):
+    """The same project on PostgreSQL: `settings` come from the session's `pg_server` fixture."""
+    engine = target = "postgres"
+
+    def __init__(self, tmp: Path, settings, specs: Path | None = None):
+        super().__init__(tmp, specs)
+        self.settings = settings
+        self.dbname = f"bloomery_{next(_databases)}_{os.getpid()}"
+        settings.create_database(self.dbname)
+        self.execute("create schema if not exists main")
+
+    def _env(self):
+        return self.settings.env(self.dbname)
+
+    # -- bronze ---------------------------------------------------------------------------------
+    def connect(self):
+        return self.settings.connect(self.dbname)
+
+    def execute(self, sql: str):
+        con = self.connect()
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+        finally:
+            con.close()
+
+    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
+        con = self.connect()
+        try:
+            with con.cursor() as cur:
+                cols = ", ".join(f'"{c}" text' for c in columns)
+                if not append:
+                    cur.execute(f'drop table if exists main."{table}"')
+                    cur.execute(f'create table main."{table}" ({cols})')
+                if rows:
+                    marks = ", ".join("%s" for _ in columns)
+                    cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
+        finally:
+            con.close()
+
+    def query(self, sql: str) -> list[tuple]:
+        con = self.connect()
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetchall()
+        finally:
+            con.close()
+
+    def rows(self, sql: str) -> list[dict]:
+        con = self.connect()
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+                names = [d[0] for d in cur.description]
+                return [dict(zip(names, r)) for r in cur.fetchall()]
+        finally:
+            con.close()

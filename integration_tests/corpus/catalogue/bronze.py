@@ -1,7 +1,8 @@
-"""Dirty bronze for the catalogue specs: one row per case, with the outcome it must have on DuckDB.
+"""Dirty bronze for the catalogue specs: one row per case, with the outcome it must have.
 
 Expectations follow the mapping in specs/mapping_products.yaml; comments say why each lands where
-it does. Rows marked (duckdb) depend on an engine behaviour listed in the dialect matrix.
+it does. Where the outcome is a property of the engine, the expectation is a dict
+{"duckdb": ..., "postgres": ...}; those rows are lines of the dialect matrix (docs/dialects.md).
 """
 META = ["_load_id", "_ingested_at", "_source_row_id"]
 COLUMNS = ["sku", "name", "category", "size", "price", "weight_g", "active", "launched", "updated",
@@ -26,7 +27,7 @@ PRODUCTS = [
     row(4, ("reject", ["name_charset"]), name="Bad\u0007Name"),            # control character
     row(5, ("reject", ["category_in_enum"]), category="Toys"),
     row(6, ("entity", ["size_code_in_set"]), category="hardware", size="SKU-XL"),
-    row(7, ("entity", ["size_code_in_set"]), size="SKU"),                  # (duckdb) split_part out of range is ''
+    row(7, ("entity", ["size_code_in_set"]), size="SKU"),                  # split_part out of range is '' on both engines
     row(8, ("reject", ["price_cents_range", "price_or_inactive"]), price="$-5 USD"),
     row(9, ("reject", ["price_cents_coercible"]), price="12,99"),          # expression sees NULL: silent
     row(10, ("reject", ["weight_kg_coercible"]), weight_g="heavy"),
@@ -39,6 +40,7 @@ PRODUCTS = [
     row(17, ("reject", ["rating_coercible"]), rating="five"),              # coalesce after the cast hides nothing
     row(18, ("reject", ["discount_pct_coercible"]), discount="999.99"),    # rounds to 1000.0: outgrows decimal(4,1)
     row(19, ("entity", []), code="12AB"),                                  # regex_extract is nullifying: no coercible
+                                                                           # (no match: '' on DuckDB, NULL on Postgres)
     row(20, ("entity", []), price="$50 USD", active="false"),              # expression: inactive, so cheap is fine
     row(21, ("entity", ["price_or_inactive"]), price="$50 USD"),
     # dedupe orders by updated_at, not by ingestion: the later delivery of an older version loses
@@ -46,6 +48,14 @@ PRODUCTS = [
     row(22, ("deduped",), _source_row_id="p-22b", updated="2024-01-01T00:00:00", _ingested_at="2024-02-02 00:00:00",
         _load_id="l2"),
     row(23, ("entity", []), rating="-3"),                                  # abs
+    # engine properties (docs/dialects.md): each engine's own cast decides
+    row(24, {"duckdb": ("entity", []), "postgres": ("reject", ["rating_coercible"])}, rating="2.5"),  # DuckDB rounds to 3
+    row(25, {"duckdb": ("reject", ["discount_pct_coercible"]), "postgres": ("entity", [])}, discount="NaN"),
+    row(26, {"duckdb": ("entity", ["active_coercible"]), "postgres": ("entity", [])}, active="on"),
+    row(27, ("entity", []), weight_g=" 1.5e3 "),                           # both trim and read exponents: 1.500 kg
+    # parse_format reads the same on both engines (Postgres: regex shape + guarded ISO cast)
+    row(28, ("entity", []), launched=" 1/3/2021 "),                        # 2021-03-01: 1-2 digit fields, blanks around
+    row(29, ("reject", ["launched_on_coercible"]), launched="2021-03-15"), # ISO text is not %d/%m/%Y
 ]
 
 GROUPS_COLUMNS = ["id", "display", "members"]
