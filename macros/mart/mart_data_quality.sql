@@ -7,12 +7,14 @@
     population is read once: all rule counts come from one aggregate over it.
 
     entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze}]
-              where kept / reject / bronze are relations (reject may be none). -#}
-{% macro mart_data_quality(entities) -%}
-  {{ return(adapter.dispatch('mart_data_quality', 'bloomery')(entities)) }}
+              where kept / reject / bronze are relations (reject may be none).
+    reconcile [{name, entity, mapping, on_fail, model}]: one row each, on the left side's entity,
+              rows_failed = keys not within tolerance. -#}
+{% macro mart_data_quality(entities, reconcile=[]) -%}
+  {{ return(adapter.dispatch('mart_data_quality', 'bloomery')(entities, reconcile)) }}
 {%- endmacro %}
 
-{% macro default__mart_data_quality(entities) -%}
+{% macro default__mart_data_quality(entities, reconcile) -%}
   {%- set q = adapter.quote -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set i = bloomery.type_name({'name': 'int'}) -%}
@@ -22,9 +24,9 @@
   {%- set month = day.replace(day=1) -%}
   {%- set quarter = day.replace(day=1, month=((day.month - 1) // 3) * 3 + 1) -%}
   {%- set year = day.replace(day=1, month=1) -%}
-with
+with run_context as (select 1 as one)
 {%- for e in entities %}
-{%- set n = loop.index0 %}
+{%- set n = loop.index0 %},
 population_{{ n }} as (
   select {{ q('_quality_flags') }} as names from {{ e.kept }}
   where 1 = 1
@@ -53,7 +55,7 @@ counts_{{ n }} as (
     sum(case when {{ bloomery.flags_contain('names', r[0]) }} then 1 else 0 end) as {{ q('failed_' ~ loop.index0) }}
     {%- endfor %}
   from population_{{ n }}
-){{ "," if not loop.last }}
+)
 {%- endfor %}
 {%- set rows = [] %}
 {%- for e in entities %}
@@ -66,6 +68,12 @@ counts_{{ n }} as (
       ~ bloomery.string_literal(r[0]) ~ ", " ~ bloomery.string_literal(r[1]) ~ ", 0, " ~ q('failed_' ~ loop.index0)
       ~ ", 0, 0 from counts_" ~ n) %}
   {%- endfor %}
+{%- endfor %}
+{%- for c in reconcile %}
+  {%- do rows.append("select " ~ bloomery.string_literal(c.entity) ~ " as entity, " ~ bloomery.string_literal(c.mapping)
+      ~ " as mapping, " ~ bloomery.string_literal(c.name) ~ " as rule, " ~ bloomery.string_literal(c.on_fail)
+      ~ " as disposition, 0 as rows_evaluated, (select count(*) from " ~ c.model ~ " where not within_tolerance) as rows_failed,"
+      ~ " 0 as rows_quarantined, 0 as rows_deduped") %}
 {%- endfor %}
 , judged as (
   {{ rows | join('\n  union all\n  ') }}

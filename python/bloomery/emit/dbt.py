@@ -36,9 +36,13 @@ def render(project: ProjectIR) -> dict[str, str]:
         if entity["quarantine"]:
             files[f"{name}__reject.sql"] = _reject_sql(entity)
         files[f"{name}.yml"] = _entity_yaml(entity)
+    for check in project.reconcile:
+        files[f"{check['name']}__reconcile.sql"] = _reconcile_sql(check, entities)
+    if project.reconcile:
+        files["_bloomery_reconcile.yml"] = _reconcile_yaml(project.reconcile)
     judged = [e for e in entities.values() if e["rules"]]
-    if judged:
-        files["mart_data_quality.sql"] = _mart_sql(judged)
+    if judged or project.reconcile:
+        files["mart_data_quality.sql"] = _mart_sql(judged, project.reconcile)
         files["quality_quarantine_rate.sql"] = (
             SQL_HEADER + _config(materialized="view", tags=["bloomery"])
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
@@ -94,6 +98,10 @@ def _decorate(project: ProjectIR) -> dict[str, dict]:
         for r in e["rules"]:
             if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
                 entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
+    for c in project.coverage:
+        if c["from"] in entities and c["to"] in entities:
+            member = bool(entities[c["to"]].get("unknown_member"))
+            entities[c["from"]].setdefault("coverage", []).append(dict(c, member=member))
     # Depth-first over child -> parent edges in name order: an edge back onto the stack closes
     # a cycle and is cut, so each cycle is broken deterministically where it reaches its first
     # member by name.
@@ -175,7 +183,32 @@ def _reject_sql(entity: dict) -> str:
             + "{{ bloomery.reject_rows(entity, ref(" + staged + ")) }}\n")
 
 
-def _mart_sql(entities: list[dict]) -> str:
+def _reconcile_sql(check: dict, entities: dict) -> str:
+    sides = {}
+    for side in ("left", "right"):
+        entity = entities[check[side]["entity"]]
+        sides[side] = dict(check[side], member=bool(entity.get("unknown_member")))
+    check = dict(check, **sides)
+    return (SQL_HEADER + "{%- set check = " + literal(check) + " -%}\n"
+            + _config(materialized="table", tags=["bloomery"])
+            + "{{ bloomery.reconcile(check, ref(" + literal(check["left"]["entity"]) + "), ref("
+            + literal(check["right"]["entity"]) + ")) }}\n")
+
+
+def _reconcile_yaml(checks: list[dict]) -> str:
+    models = []
+    for c in checks:
+        severity = "error" if c["on_fail"] == "fail" else "warn"
+        models.append({
+            "name": f"{c['name']}__reconcile",
+            "description": f"Reconcile `{c['name']}`: left and right per key, within {c['tolerance']}.",
+            "data_tests": [_test("bloomery.bloomery_reconcile", f"{c['name']}_reconcile",
+                                 f"Keys whose sides differ by more than {c['tolerance']} ({c['on_fail']}).", severity)],
+        })
+    return YAML_HEADER + yaml.safe_dump({"version": 2, "models": models}, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
     items = []
     for e in entities:
         name = e["entity"]
@@ -186,9 +219,13 @@ def _mart_sql(entities: list[dict]) -> str:
             f'"rules": {literal([[r["name"], r["disposition"]] for r in e["rules"]])}',
             f'"kept": ref({literal(name)})', f'"reject": {reject}',
             f'"bronze": source(\'bronze\', {literal(e["mappings"][0]["source"])})']) + "}")
+    checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
+                               f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
+                               f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
     return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
                                  unique_key="run_id", on_schema_change="fail", tags=["bloomery"])
-            + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n]) }}\n")
+            + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
+            + ",\n    ".join(checks) + "\n]) }}\n")
 
 
 def _mart_yaml() -> str:
@@ -305,6 +342,12 @@ def _audits(entity: dict) -> tuple[list, list]:
             staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule['name']}",
                                 f"Blocking: rows that fired fail rule `{rule['name']}`, in this run or published.",
                                 rule=rule["name"], entity=name, current_only=entity["scd"] == "type2"))
+    for c in entity.get("coverage", []):
+        kept.append(_test("bloomery.bloomery_coverage", f"{c['name']}_coverage",
+                          f"Every `{c['to']}` has at least {c['min']} `{name}` row(s) ({c['on_fail']}).",
+                          "error" if c["on_fail"] == "fail" else "warn",
+                          parent="{{ ref('" + c["to"] + "') }}", pairs=c["pairs"], min=c["min"],
+                          member=bool(c.get("member"))))
     if entity["quarantine"]:
         source = entity["mappings"][0]["source"]
         kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
