@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# dbt would try to send usage events; this machine (and many CI runners) has no network for it.
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 .PHONY: demo test venv pg clean
 
