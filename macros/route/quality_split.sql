@@ -53,16 +53,31 @@ with typed as (
   {%- endif %}
 {%- endfor %}
 ),
-
+{%- set unique_rules = rules | selectattr('rule', 'equalto', 'unique') | list %}
+{%- if state is not none %}
+{#- A `unique` verdict depends on other keys' rows: a batch value touches every row sharing it. -#}
+touching as (
+  select * from typed where {{ bloomery._in_batch(state) }}
+  {%- for r in unique_rules %}
+  union all
+  select * from typed
+  where exists (
+    select 1 from typed as u
+    where {{ bloomery._in_batch(state, 'u.') }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
+    {%- for p in r.get('slice', []) %} and u.{{ q(p) }} is not distinct from typed.{{ q(p) }}{% endfor %}
+  )
+  {%- endfor %}
+),
+{%- endif %}
 candidates as (
   select * from typed
   {%- if state is not none %}
   where {{ bloomery._in_batch(state) }}
+     or {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from touching)
   {%- if entity.dedupe %}
      or exists (
-       select 1 from typed as b
-       where {{ bloomery._in_batch(state, 'b.') }}
-       {%- for k in key %} and b.{{ q(k) }} = typed.{{ q(k) }}{% endfor %}
+       select 1 from touching as b
+       where {% for k in key %}b.{{ q(k) }} = typed.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
      )
   {%- endif %}
   {%- endif %}

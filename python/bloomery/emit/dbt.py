@@ -96,6 +96,8 @@ def _decorate(project: ProjectIR) -> dict[str, dict]:
     entities = {n: dict(e, rules=[dict(r) for r in e["rules"]]) for n, e in project.entities.items()}
     for e in entities.values():
         for r in e["rules"]:
+            if r["rule"] == "unique":
+                r["slice"] = list(e.get("partition_by") or [])   # uniqueness holds within a partition
             if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
                 entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
     for c in project.coverage:
