@@ -67,3 +67,25 @@ def test_revenue_through_the_parent_is_complete_under_unknown_member(built):
     null_fk = sum(Decimal(v[2]) for v, _ in ref_bronze.PAYMENTS if v[1] is None)
     assert joined + null_fk == bronze_total
     assert built.query("select count(*) from main.account where account_id = '__unknown__'")[0][0] == 1
+
+
+def test_a_cycle_of_referential_rules_builds_without_a_dbt_cycle(tmp_path):
+    """Walking entities in name order, `team`'s rule on `person` closes the cycle: it reads person
+    as the previous run published it (nothing on the first run), person reads team by ref."""
+    specs = INTEGRATION / "corpus" / "cycle" / "specs"
+    project = DuckProject(tmp_path, specs=specs)
+    meta = ("l1", "2024-01-01 00:00:00")
+    project.write_bronze("hr__people", ["id", "team", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("U1", "T1", *meta, "u-1"), ("U2", "T9", *meta, "u-2")])
+    project.write_bronze("hr__teams", ["id", "lead", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("T1", "U1", *meta, "t-1")])
+    assert project.compile() == 0
+    staged = (project.dir / "models" / "bloomery" / "team__staged.sql").read_text()
+    assert "bloomery.published_relation(\"person\")" in staged and "ref(\"team\")" in \
+        (project.dir / "models" / "bloomery" / "person__staged.sql").read_text()
+    project.dbt("build")
+    people = {r["person_id"]: list(r["_quality_flags"]) for r in project.rows("select * from main.person")}
+    assert people == {"U1": [], "U2": ["person_team_referential"]}
+    assert project.rows("select * from main.team")[0]["_quality_flags"] == ["team_lead_referential"]
+    project.dbt("build", "--full-refresh")   # now person is published: the lead is found
+    assert list(project.rows("select * from main.team")[0]["_quality_flags"]) == []

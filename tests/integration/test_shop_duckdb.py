@@ -21,3 +21,12 @@ def built(tmp_path_factory):
 
 class TestShopDuckdb(ShopChecks):
     pass
+
+
+def test_parent_carries_the_unknown_member(built):
+    # order_item rewrites orphans into order's key, so order holds one reserved member row
+    rows = built.rows("select * from main.\"order\" where order_id = '__unknown__'")
+    assert len(rows) == 1 and rows[0]["_source_row_id"] is None and rows[0]["_quality_ok"]
+    # every kept line still joins to an order
+    joined = built.query("select count(*) from main.order_item i join main.\"order\" o using (order_id)")[0][0]
+    assert joined == built.query("select count(*) from main.order_item")[0][0]
