@@ -1,12 +1,13 @@
 """The `bloomery` command.
 
   bloomery check   --specs DIR [--format text|json]
-  bloomery compile --specs DIR --out DIR [--format text|json]
+  bloomery compile --specs DIR --out DIR [--format text|json] [--target-dialect NAME]
   bloomery plan    --new DIR [--old DIR | --against-compiled OUT] [--format text|json] [--fail-on-breaking]
+  bloomery report  [--project-dir DIR] [--profiles-dir DIR] [--target T] [--specs DIR] [--out FILE]
 
 Exit codes: 0 clean, 1 the specs were refused (every error listed, sorted by location),
 2 bloomery itself failed (a bug: please report it with the spec that caused it),
-3 `plan --fail-on-breaking` found a breaking change.
+3 `plan --fail-on-breaking` found a breaking change. `report` exits 1 when dbt could not read the warehouse.
 """
 from __future__ import annotations
 
@@ -55,6 +56,14 @@ def cmd_compile(args) -> int:
         project = check_project(Path(args.specs))
     except BloomeryError as exc:
         return _report_errors(exc, args.format)
+    if args.target_dialect:
+        from .emit.dialects import check_target
+        try:
+            check_target(project, args.target_dialect)
+        except BloomeryError as exc:
+            for error in _errors_of(exc):
+                project.relocate(error)
+            return _report_errors(exc, args.format)
     try:
         report = write(project, Path(args.out))
     except BloomeryError as exc:
@@ -104,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--specs", required=True, help="folder holding the spec files")
     comp.add_argument("--out", required=True, help="folder inside the dbt project's models to write into")
     comp.add_argument("--format", choices=("text", "json"), default="text")
+    comp.add_argument("--target-dialect", metavar="NAME",
+                      help="refuse what this dbt target can not run (duckdb, postgres, redshift, trino, snowflake, "
+                           "bigquery, spark, databricks): UnsupportedByTarget")
     comp.set_defaults(run=cmd_compile)
 
     pl = sub.add_parser("plan", help="classify the change between two spec versions; list the backfill and "
@@ -116,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--format", choices=("text", "json"), default="text")
     pl.add_argument("--fail-on-breaking", action="store_true", help="exit 3 when a change is breaking")
     pl.set_defaults(run=cmd_plan)
+
+    from .report import add_arguments as report_arguments, run as cmd_report  # imports dbt only when it runs
+    rep = sub.add_parser("report", help="write a static HTML data-quality report, read from the warehouse through dbt")
+    report_arguments(rep)
+    rep.set_defaults(run=cmd_report)
     return parser
 
 
