@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--specs", help="spec folder: redacted columns come from it (default: from what "
                                         "`bloomery compile` wrote into the dbt project)")
     parser.add_argument("--out", default="bloomery_report.html", help="HTML file to write (default: %(default)s)")
-    parser.add_argument("--runs", type=int, default=60, help="runs drawn in the chart, the newest (default: %(default)s)")
+    parser.add_argument("--runs", type=int, default=60, help="runs drawn in the chart, the newest; 0 for all (default: %(default)s)")
     parser.add_argument("--sample", type=int, default=5, help="unresolved rejects shown per entity (default: %(default)s)")
     parser.add_argument("--top", type=int, default=20, help="failing rules listed (default: %(default)s)")
     parser.add_argument("--title", default="Data quality report")
