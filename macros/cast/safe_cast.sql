@@ -10,5 +10,9 @@
 
 
 {% macro hard_cast(expr, type) -%}
+  {{ return(adapter.dispatch('hard_cast', 'bloomery')(expr, type)) }}
+{%- endmacro %}
+
+{% macro default__hard_cast(expr, type) -%}
   cast({{ expr }} as {{ bloomery.type_name(type) }})
 {%- endmacro %}

@@ -3,6 +3,16 @@
     delete+insert on `reject_id`; the select carries over what a re-delivery must not change:
     `first_seen` (when the problem started) and `last_evaluated_at` (replay's stamp). -#}
 {% macro reject_rows(entity, staged) -%}
+  {{ return(adapter.dispatch('reject_rows', 'bloomery')(entity, staged)) }}
+{%- endmacro %}
+
+{% macro default__reject_rows(entity, staged) -%}
+  {{ bloomery._reject_select(entity, staged, this if is_incremental() else none) }}
+{%- endmacro %}
+
+{#- The diverted rows of this run; `existing` is the reject table as it was (none on a first
+    build), read for the columns a re-delivery keeps. -#}
+{% macro _reject_select(entity, staged, existing) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
   {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
@@ -25,21 +35,21 @@ select
   d.{{ q('_load_id') }},
   d.{{ q('_ingested_at') }},
   d.{{ q('_source_row_id') }},
-  {%- if is_incremental() %}
+  {%- if existing is not none %}
   coalesce(existing.{{ q('first_seen') }}, d.{{ q('_bloomery_first_seen') }}) as {{ q('first_seen') }},
   {%- else %}
   d.{{ q('_bloomery_first_seen') }} as {{ q('first_seen') }},
   {%- endif %}
   {{ bloomery.safe_cast('d.' ~ q('_ingested_at'), {'name': 'timestamp'}) }} as {{ q('last_seen') }},
   cast(null as {{ ts }}) as {{ q('resolved_at') }},
-  {%- if is_incremental() %}
+  {%- if existing is not none %}
   existing.{{ q('last_evaluated_at') }} as {{ q('last_evaluated_at') }}
   {%- else %}
   cast(null as {{ ts }}) as {{ q('last_evaluated_at') }}
   {%- endif %}
 from diverted as d
-{%- if is_incremental() %}
-left join {{ this }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
+{%- if existing is not none %}
+left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
 {%- endif %}
 {%- endmacro %}
 
@@ -68,6 +78,10 @@ left join {{ this }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reje
 {#- Post-hook: an unresolved reject whose source row was re-judged in this run and not diverted
     again (its key has a newer winner, or the row now passes) is resolved. Nothing is deleted. -#}
 {% macro resolve_rejects(source_relation, staged) -%}
+  {{ return(adapter.dispatch('resolve_rejects', 'bloomery')(source_relation, staged)) }}
+{%- endmacro %}
+
+{% macro default__resolve_rejects(source_relation, staged) -%}
   {%- set q = adapter.quote -%}
 update {{ this }}
 set {{ q('resolved_at') }} = {{ bloomery.run_timestamp() }}

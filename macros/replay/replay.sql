@@ -52,17 +52,15 @@
   {%- endset -%}
   {#- every candidate is judged; the contest against the incumbent is below -#}
   {%- set judged_ir = {} -%}{%- do judged_ir.update(ir) -%}{%- do judged_ir.update({'dedupe': none}) -%}
-  {%- set judged = api.Relation.create(identifier='bloomery_replay_judged') -%}
-  {%- set outcome = api.Relation.create(identifier='bloomery_replay_outcome') -%}
+  {%- set judged = bloomery.scratch_relation('bloomery_replay_judged') -%}
+  {%- set outcome = bloomery.scratch_relation('bloomery_replay_outcome') -%}
   {%- call statement('replay_judged') -%}
-    create temporary table {{ judged }} as
-    {{ bloomery.quality_split(judged_ir, {mapping.source: source}, parents, batch=false) }}
+    {{ bloomery.create_scratch_table(judged, bloomery.quality_split(judged_ir, {mapping.source: source}, parents, batch=false)) }}
   {%- endcall -%}
   {%- if ir.scd == 'type2' -%}
     {{ return(bloomery._redeliver(entity, ir, judged, reject)) }}
   {%- endif -%}
-  {%- call statement('replay_outcome') -%}
-    create temporary table {{ outcome }} as
+  {%- set outcome_sql -%}
     with contest as (
       select {% for k in ir.key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
              {{ q('_source_row_id') }}, 'candidate' as side
@@ -96,7 +94,33 @@
     from {{ judged }} as j
     join ranked as r
       on r.side = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
+  {%- endset -%}
+  {%- call statement('replay_outcome') -%}
+    {{ bloomery.create_scratch_table(outcome, outcome_sql) }}
   {%- endcall -%}
+  {%- do bloomery.replay_apply(ir, kept, reject, outcome, now) -%}
+  {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
+  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0} -%}
+  {%- for row in counts.rows -%}
+    {%- do report.update({{'admit': 'admitted', 'failing': 'still_failing', 'superseded': 'superseded'}[row[0]]: row[1] | int}) -%}
+  {%- endfor -%}
+  {%- do run_query('drop table if exists ' ~ judged) -%}
+  {%- do run_query('drop table if exists ' ~ outcome) -%}
+  {#- run-operation leaves the transaction open; all of the above lands together or not at all -#}
+  {%- do bloomery.end_transaction('replay_commit') -%}
+  {{ log("bloomery.replay " ~ entity ~ ": " ~ report.admitted ~ " admitted, " ~ report.still_failing ~ " still failing, " ~ report.superseded ~ " superseded", info=true) }}
+  {{ return(report) }}
+{%- endmacro %}
+
+{#- Writes the outcome: admitted rows replace their key's incumbent in the entity; resolved and
+    superseded rejects get `resolved_at`; still-failing ones get their re-derived `failed_rules`. -#}
+{% macro replay_apply(ir, kept, reject, outcome, now) -%}
+  {{ return(adapter.dispatch('replay_apply', 'bloomery')(ir, kept, reject, outcome, now)) }}
+{%- endmacro %}
+
+{% macro default__replay_apply(ir, kept, reject, outcome, now) -%}
+  {%- set q = adapter.quote -%}
+  {%- set mapping = ir.mappings[0] -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
   {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_quality_flags'), q('_quality_ok')]) -%}
@@ -133,16 +157,6 @@
           and ({{ reject }}.{{ q('last_evaluated_at') }} is null or {{ bloomery.flags_text('o.' ~ q('_quality_flags')) }} <> {{ bloomery.flags_text(reject ~ '.' ~ q('failed_rules')) }})
       )
   {%- endcall -%}
-  {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
-  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0} -%}
-  {%- for row in counts.rows -%}
-    {%- do report.update({{'admit': 'admitted', 'failing': 'still_failing', 'superseded': 'superseded'}[row[0]]: row[1] | int}) -%}
-  {%- endfor -%}
-  {%- do run_query('drop table if exists ' ~ judged ~ '; drop table if exists ' ~ outcome) -%}
-  {#- run-operation leaves the transaction open; all of the above lands together or not at all -#}
-  {%- call statement('replay_commit') -%}commit{%- endcall -%}
-  {{ log("bloomery.replay " ~ entity ~ ": " ~ report.admitted ~ " admitted, " ~ report.still_failing ~ " still failing, " ~ report.superseded ~ " superseded", info=true) }}
-  {{ return(report) }}
 {%- endmacro %}
 
 {#- A flag column as comparable text (lists do not compare the same way on every engine). -#}
@@ -194,7 +208,7 @@
     {%- do report.update({{'keep': 'redelivered', 'quarantine': 'still_failing'}[row[0]]: row[1] | int}) -%}
   {%- endfor -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
-  {%- call statement('replay_commit') -%}commit{%- endcall -%}
+  {%- do bloomery.end_transaction('replay_commit') -%}
   {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '__replay__' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
   {{ return(report) }}
 {%- endmacro %}

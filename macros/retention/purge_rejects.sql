@@ -8,6 +8,10 @@
     The clock is the run's start time; the var `bloomery_now` ('YYYY-MM-DD HH:MM:SS') replaces
     it, for backfills and tests. -#}
 {% macro purge_expired(retention_hours, relation=none) -%}
+  {{ return(adapter.dispatch('purge_expired', 'bloomery')(retention_hours, relation)) }}
+{%- endmacro %}
+
+{% macro default__purge_expired(retention_hours, relation) -%}
   {%- set target_relation = relation if relation is not none else this -%}
   {%- set q = adapter.quote -%}
   {%- set cutoff = bloomery.clock() - modules.datetime.timedelta(hours=retention_hours) -%}
@@ -25,9 +29,11 @@ where coalesce({{ q('resolved_at') }}, {{ q('last_seen') }}) < cast({{ bloomery.
   {%- endif -%}
   {%- set hours = node.config.meta.bloomery.quarantine.retention_hours -%}
   {%- set before = run_query('select count(*) from ' ~ relation).columns[0].values()[0] -%}
-  {%- call statement('purge') -%}{{ bloomery.purge_expired(hours, relation) }}{%- endcall -%}
+  {#- an engine without DELETE does the purge itself and renders no statement -#}
+  {%- set purge = bloomery.purge_expired(hours, relation) -%}
+  {%- if purge | trim -%}{%- call statement('purge') -%}{{ purge }}{%- endcall -%}{%- endif -%}
   {%- set after = run_query('select count(*) from ' ~ relation).columns[0].values()[0] -%}
-  {%- call statement('purge_commit') -%}commit{%- endcall -%}
+  {%- do bloomery.end_transaction('purge_commit') -%}
   {{ log("bloomery.purge_rejects " ~ entity ~ ": " ~ (before - after) ~ " reject row(s) older than " ~ node.config.meta.bloomery.quarantine.retention ~ " deleted", info=true) }}
   {{ return(before - after) }}
 {%- endmacro %}

@@ -40,6 +40,10 @@ where not exists (select 1 from {{ this }} where {{ q(entity.unknown_member) }} 
   {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=name) if execute else none) }}
 {%- endmacro %}
 {% macro entity_delete_touched(key, dedupe, staged) -%}
+  {{ return(adapter.dispatch('entity_delete_touched', 'bloomery')(key, dedupe, staged)) }}
+{%- endmacro %}
+
+{% macro default__entity_delete_touched(key, dedupe, staged) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
 delete from {{ this }}
