@@ -4,7 +4,7 @@
   ("entity", [flags])         kept, with exactly these `_quality_flags`
   ("reject", [failed_rules])  diverted, with exactly these `failed_rules`
   ("deduped",)                lost dedupe to a better delivery of its key
-or, where the outcome is a property of the engine, {"duckdb": expect, "postgres": expect}
+or, where the outcome is a property of the engine, {"duckdb": expect, "postgres": expect, "spark": expect}
 (each such row is a line of the dialect matrix, docs/dialects.md).
 Rows are written as text, as a loader would land them.
 """
@@ -65,14 +65,19 @@ ORDERS = {
         # the cell is a coercion failure on every engine rather than a value that changes each run
         (("O13", "C1", "sent", "now", "l1", "2024-01-05 00:00:00", "o-13"), ("reject", ["ordered_at_coercible", "ordered_at_not_null"])),
         (("O14", "C1", "sent", " Yesterday ", "l1", "2024-01-05 00:00:00", "o-14"), ("reject", ["ordered_at_coercible", "ordered_at_not_null"])),
-        # a fixed special word both engines read as 1970-01-01
-        (("O15", "C1", "sent", "epoch", "l1", "2024-01-05 00:00:00", "o-15"), ("entity", ["ordered_at_range_min"])),
+        # a fixed special word DuckDB and Postgres read as 1970-01-01; Spark reads the special words
+        # only in literals (constant folding), never in a column's value
+        (("O15", "C1", "sent", "epoch", "l1", "2024-01-05 00:00:00", "o-15"),
+         {"duckdb": ("entity", ["ordered_at_range_min"]), "postgres": ("entity", ["ordered_at_range_min"]),
+          "spark": ("reject", ["ordered_at_coercible", "ordered_at_not_null"])}),
         # the engine's own timestamp reader decides: Postgres also reads month-first text (DateStyle MDY)
         # and compact ISO dates
         (("O16", "C1", "sent", "05/16/2023 10:00", "l1", "2024-01-05 00:00:00", "o-16"),
-         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", [])}),
+         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", []),
+          "spark": ("reject", ["ordered_at_coercible", "ordered_at_not_null"])}),
         (("O17", "C1", "sent", "20230517", "l1", "2024-01-05 00:00:00", "o-17"),
-         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", [])}),
+         {"duckdb": ("reject", ["ordered_at_coercible", "ordered_at_not_null"]), "postgres": ("entity", []),
+          "spark": ("reject", ["ordered_at_coercible", "ordered_at_not_null"])}),
     ],
 }
 

@@ -2,7 +2,7 @@
 
 Expectations follow the mapping in specs/mapping_products.yaml; comments say why each lands where
 it does. Where the outcome is a property of the engine, the expectation is a dict
-{"duckdb": ..., "postgres": ...}; those rows are lines of the dialect matrix (docs/dialects.md).
+{"duckdb": ..., "postgres": ..., "spark": ...}; those rows are lines of the dialect matrix (docs/dialects.md).
 """
 META = ["_load_id", "_ingested_at", "_source_row_id"]
 COLUMNS = ["sku", "name", "category", "size", "price", "weight_g", "active", "launched", "updated",
@@ -49,9 +49,12 @@ PRODUCTS = [
         _load_id="l2"),
     row(23, ("entity", []), rating="-3"),                                  # abs
     # engine properties (docs/dialects.md): each engine's own cast decides
-    row(24, {"duckdb": ("entity", []), "postgres": ("reject", ["rating_coercible"])}, rating="2.5"),  # DuckDB rounds to 3
-    row(25, {"duckdb": ("reject", ["discount_pct_coercible"]), "postgres": ("entity", [])}, discount="NaN"),
-    row(26, {"duckdb": ("entity", ["active_coercible"]), "postgres": ("entity", [])}, active="on"),
+    row(24, {"duckdb": ("entity", []), "postgres": ("reject", ["rating_coercible"]),
+            "spark": ("reject", ["rating_coercible"])}, rating="2.5"),  # DuckDB rounds to 3
+    row(25, {"duckdb": ("reject", ["discount_pct_coercible"]), "postgres": ("entity", []),
+            "spark": ("reject", ["discount_pct_coercible"])}, discount="NaN"),
+    row(26, {"duckdb": ("entity", ["active_coercible"]), "postgres": ("entity", []),
+            "spark": ("entity", ["active_coercible"])}, active="on"),
     row(27, ("entity", []), weight_g=" 1.5e3 "),                           # both trim and read exponents: 1.500 kg
     # parse_format reads the same on both engines (Postgres: regex shape + guarded ISO cast)
     row(28, ("entity", []), launched=" 1/3/2021 "),                        # 2021-03-01: 1-2 digit fields, blanks around
