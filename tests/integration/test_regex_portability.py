@@ -1,5 +1,5 @@
 """The portable regex subset means the same on every engine: each accepted pattern of the corpus
-(integration_tests/corpus/regex/corpus.py) against each string, through the predicate the package
+(integration_tests/corpus/regex/patterns.py) against each string, through the predicate the package
 renders there (`bloomery.regex_match`, compiled by dbt for each target): DuckDB `regexp_matches`
 (RE2), Spark `rlike` (Java, the pattern first given RE2's meaning), PostgreSQL `~` (ARE, when a
 server can be had in this session). DuckDB and Spark agree everywhere; PostgreSQL differs only in
@@ -22,8 +22,8 @@ from bloomery.rules.regex_subset import check_portable_regex
 from . import pg
 from .harness import INTEGRATION, DuckProject, PgProject, render
 
-sys.path.insert(0, str(INTEGRATION / "corpus" / "regex"))
-from corpus import PATTERNS, STRINGS  # noqa: E402
+sys.path.insert(0, str(INTEGRATION))
+from corpus.regex.patterns import PATTERNS, STRINGS  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
