@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # dbt would try to send usage events; this machine (and many CI runners) has no network for it.
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo test venv pg clean
+.PHONY: demo test test-spark test-dialects venv pg clean
 
 $(BIN)/bloomery: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,5 +27,26 @@ demo: venv
 test: venv pg
 	$(BIN)/python -m pytest -q
 
+## Spark: the corpora, every rewrite of a parquet table and the regex corpus on a local pyspark
+## session (Java 17; requirements-spark.txt into .venv). A separate step: a JVM, several minutes.
+$(VENV)/.spark-installed: requirements-spark.txt $(BIN)/bloomery
+	$(BIN)/pip install --quiet -r requirements-spark.txt
+	touch $@
+
+test-spark: venv pg $(VENV)/.spark-installed
+	$(BIN)/python -m pytest -q -m spark tests/integration
+
+## Trino, Snowflake, BigQuery, Redshift, Databricks: rendered with the real adapters, parsed by sqlglot.
+DIALECTS_VENV := .venv-dialects
+$(DIALECTS_VENV)/bin/bloomery: requirements-dialects.txt pyproject.toml
+	$(PYTHON) -m venv $(DIALECTS_VENV)
+	$(DIALECTS_VENV)/bin/pip install --quiet --upgrade pip
+	$(DIALECTS_VENV)/bin/pip install --quiet -r requirements-dialects.txt
+	$(DIALECTS_VENV)/bin/pip install --quiet --no-deps -e .
+	touch $@
+
+test-dialects: $(DIALECTS_VENV)/bin/bloomery
+	$(DIALECTS_VENV)/bin/python -m pytest -q -m dialects tests/dialects
+
 clean:
-	rm -rf $(VENV) .pg integration_tests/target integration_tests/dbt_packages demo/build
+	rm -rf $(VENV) $(DIALECTS_VENV) .pg integration_tests/target integration_tests/dbt_packages demo/build

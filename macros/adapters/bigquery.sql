@@ -1,0 +1,100 @@
+{#- Every bigquery override of the package in one place: the engine's differences, and why.
+    BigQuery is rendered and parsed (tests/dialects), not run: no server here. -#}
+
+{#- NUMERIC(P, S) holds S <= 9 and P - S <= 29; wider decimals are BIGNUMERIC(P, S). -#}
+{% macro bigquery__type_name(type) -%}
+  {%- set names = {'string': 'string', 'int': 'int64', 'bool': 'bool', 'date': 'date',
+                   'timestamp': 'timestamp', 'variant': 'json'} -%}
+  {%- if type.name == 'decimal' -%}
+    {%- set p, s = type.precision | int, type.scale | int -%}
+    {{ 'numeric' if (s <= 9 and p - s <= 29) else 'bignumeric' }}({{ p }}, {{ s }})
+  {%- else -%}{{ names[type.name] }}{%- endif -%}
+{%- endmacro %}
+
+{% macro bigquery__safe_cast(expr, type) -%}
+  safe_cast({{ expr }} as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
+{#- BigQuery reads backslash as an escape inside string literals. -#}
+{% macro bigquery__string_literal(value) -%}
+  '{{ (value | string) | replace("\\", "\\\\") | replace("'", "\\'") | replace("\n", "\\n") }}'
+{%- endmacro %}
+
+{#- RE2; REGEXP_CONTAINS is a substring search, hence the mandatory anchors. -#}
+{% macro bigquery__regex_match(expr, pattern) -%}
+  regexp_contains({{ expr }}, {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+
+{% macro bigquery__flag_list(items) -%}
+  {%- set empty = 'cast([] as array<string>)' -%}
+  {%- if not items -%}{{ empty }}{%- else -%}
+  {%- set parts = [] -%}
+  {%- for item in items -%}
+    {%- do parts.append('case when ' ~ item[1] ~ ' then [' ~ bloomery.string_literal(item[0]) ~ '] else ' ~ empty ~ ' end') -%}
+  {%- endfor -%}
+  {%- set ns = namespace(acc=parts[0]) -%}
+  {%- for p in parts[1:] -%}{%- set ns.acc = 'array_concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
+  {{ ns.acc }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro bigquery__flags_size(expr) -%}array_length({{ expr }}){%- endmacro %}
+
+{% macro bigquery__flags_contain(expr, name) -%}({{ bloomery.string_literal(name) }} in unnest({{ expr }})){%- endmacro %}
+
+{% macro bigquery__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}
+
+{% macro bigquery__sha256_hex(expr) -%}to_hex(sha256({{ expr }})){%- endmacro %}
+
+{% macro bigquery__json_object(columns, prefix, column_prefix) -%}
+  {%- if not columns -%}'{}'{%- else -%}
+  to_json_string(json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %}))
+  {%- endif -%}
+{%- endmacro %}
+
+{#- JSON_VALUE reads `$."quoted"` members as they are. -#}
+{% macro bigquery__json_scalar(expr, path) -%}
+  json_value({{ expr }}, {{ bloomery.string_literal(path) }})
+{%- endmacro %}
+
+{% macro bigquery__json_path(expr, path) -%}
+  json_query({{ expr }}, {{ bloomery.string_literal(path) }})
+{%- endmacro %}
+
+{% macro bigquery__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}
+
+{% macro bigquery__chr(point) -%}code_points_to_string([{{ point }}]){%- endmacro %}
+
+{#- No SPLIT_PART: SPLIT and a safe offset; past the last part is '' as on DuckDB. -#}
+{% macro bigquery__split_part(expr, delimiter, index) -%}
+  case when {{ expr }} is not null then coalesce(split({{ expr }}, {{ bloomery.string_literal(delimiter) }})[safe_ordinal({{ index }})], '') end
+{%- endmacro %}
+
+{#- REGEXP_EXTRACT returns the pattern's one capturing group, or the whole match without one;
+    NULL without a match. -#}
+{% macro bigquery__regex_extract(expr, pattern, group) -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+
+{#- strptime directives are BigQuery's own format elements. -#}
+{% macro bigquery__parse_format(expr, format, type, safe) -%}
+  cast({{ 'safe.' if safe }}parse_timestamp({{ bloomery.string_literal(format) }}, trim({{ expr }})) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
+{#- wall-clock time in `zone` to a (UTC) timestamp -#}
+{% macro bigquery__to_utc(expr, zone) -%}
+  timestamp(datetime({{ expr }}), {{ bloomery.string_literal(zone) }})
+{%- endmacro %}
+
+{#- Temporary tables need a session: replay's intermediate tables live in the target dataset. -#}
+{% macro bigquery__scratch_relation(identifier) -%}
+  {{ return(api.Relation.create(database=target.database, schema=target.schema, identifier=identifier, type='table')) }}
+{%- endmacro %}
+
+{% macro bigquery__create_scratch_table(relation, sql) -%}
+  create or replace table {{ relation }} as
+  {{ sql }}
+{%- endmacro %}
+
+{#- Each job commits by itself. -#}
+{% macro bigquery__end_transaction(name) -%}{%- endmacro %}
