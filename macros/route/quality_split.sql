@@ -105,6 +105,8 @@ survivors as (
   {%- endfor %}
   from ranked
   {%- for r in rules if r.rule == 'referential' %}
+  {#- this rule's alias, named here: inside the loops over pairs below, loop.index0 counts pairs -#}
+  {%- set alias = '_bloomery_ref_' ~ loop.index0 %}
   left join (
   {%- if parents[r.parent] is none %}
     select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
@@ -114,8 +116,8 @@ survivors as (
     from {{ parents[r.parent] }}
     where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery.not_unknown_member(r, q) }}
   {%- endif %}
-  ) as {{ q('_bloomery_ref_' ~ loop.index0) }}
-    on {% for pair in r.pairs %}{{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
+  ) as {{ q(alias) }}
+    on {% for pair in r.pairs %}{{ q(alias) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
   {%- endfor %}
   where {{ q('_bloomery_rank') }} = 1
 ),
