@@ -98,3 +98,24 @@
 
 {#- Each job commits by itself. -#}
 {% macro bigquery__end_transaction(name) -%}{%- endmacro %}
+
+{#- dbt-bigquery's incremental strategies are merge, insert_overwrite and microbatch: no append, no
+    delete+insert. Each write keeps its meaning as a MERGE, chosen here at parse time.
+    The entity: its pre-hook has already deleted every row the batch re-judges, so a merge on
+    `_source_row_id` finds no match and only inserts, as append would. -#}
+{% macro bigquery__entity_rows(entity, staged) -%}
+  {%- do config(incremental_strategy='merge', unique_key='_source_row_id') -%}
+  {{ return(bloomery.default__entity_rows(entity, staged)) }}
+{%- endmacro %}
+
+{#- delete+insert on reject_id: a merge on it where every column takes the new row (the select
+    already carries first_seen and last_evaluated_at over). -#}
+{% macro bigquery__reject_rows(entity, staged) -%}
+  {%- do config(incremental_strategy='merge', unique_key='reject_id') -%}
+  {{ return(bloomery.default__reject_rows(entity, staged)) }}
+{%- endmacro %}
+
+{% macro bigquery__mart_data_quality(entities, reconcile) -%}
+  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'rule']) -%}
+  {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
+{%- endmacro %}

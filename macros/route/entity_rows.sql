@@ -3,6 +3,10 @@
     (`entity_delete_touched`, a pre-hook), so a key whose new winner was diverted leaves the
     entity exactly as a full refresh would. -#}
 {% macro entity_rows(entity, staged) -%}
+  {{ return(adapter.dispatch('entity_rows', 'bloomery')(entity, staged)) }}
+{%- endmacro %}
+
+{% macro default__entity_rows(entity, staged) -%}
   {%- set q = adapter.quote -%}
 select
   {%- for col in entity.columns %}

@@ -110,7 +110,12 @@ class _Handle:
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
-def render(dialect: str, specs, tmp) -> dict[str, str]:
+class Rendered(dict):
+    """{"<state>/<artifact>": sql}, plus `strategies`: {model: incremental_strategy} as parsed."""
+    strategies: dict
+
+
+def render(dialect: str, specs, tmp) -> Rendered:
     """Every statement the package renders for `dialect` from the spec tree `specs`:
     {"<state>/<artifact>": sql}, state being `empty` or `built` (see the module's doc)."""
     import json
@@ -136,7 +141,7 @@ def render(dialect: str, specs, tmp) -> dict[str, str]:
             raise AssertionError(f"{dialect}: dbt {' '.join(args)} failed: {res.exception or res.result}")
         return res
 
-    out: dict[str, str] = {}
+    out = Rendered()
 
     def collect(state: str, target_path: str, warehouse: Warehouse):
         compiled = project / target_path / "compiled"
@@ -156,9 +161,12 @@ def render(dialect: str, specs, tmp) -> dict[str, str]:
     hooks_dir = project / "models" / "bloomery_hooks"
     hooks_dir.mkdir()
     rejects = []
+    out.strategies = {}
     for node in manifest["nodes"].values():
         if node["resource_type"] != "model" or node["package_name"] != "bloomery_integration_tests":
             continue
+        if node["config"]["materialized"] == "incremental":
+            out.strategies[node["name"]] = node["config"].get("incremental_strategy")
         if node["name"].endswith("__reject"):
             rejects.append(node["name"][: -len("__reject")])
         for when in ("pre-hook", "post-hook"):

@@ -110,6 +110,24 @@ def test_dispatch_picks_the_dialect_s_own_sql(rendered, dialect):
         assert marker not in lowered, f"{dialect}: {marker!r} leaked in"
 
 
+# what each adapter's incremental materialization accepts (its validate macro)
+STRATEGIES = {
+    "trino": {"append", "delete+insert", "merge", "microbatch"},
+    "snowflake": {"append", "delete+insert", "merge", "insert_overwrite", "microbatch"},
+    "bigquery": {"merge", "insert_overwrite", "microbatch"},
+    "redshift": {"append", "delete+insert", "merge", "microbatch"},
+    "databricks": {"append", "delete+insert", "merge", "insert_overwrite", "replace_where", "microbatch"},
+}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_incremental_model_asks_for_a_strategy_the_adapter_has(rendered, dialect):
+    strategies = {**rendered(dialect, "shop").strategies, **rendered(dialect, "catalogue").strategies}
+    assert strategies, "the corpora have incremental models"
+    wrong = {model: s for model, s in strategies.items() if s not in STRATEGIES[dialect]}
+    assert not wrong, f"{dialect} has no such incremental strategy: {wrong}"
+
+
 def test_replay_and_purge_were_rendered(rendered):
     for dialect in DIALECTS:
         statements = [sql.lower() for name, sql in rendered(dialect, "shop").items() if "/statement_" in name]
