@@ -175,7 +175,10 @@ where {{ q('_bloomery_rank') }} > 1
 
 {#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a
     load neither the entity nor the reject table has seen (a late load with older timestamps,
-    or a load delivered in parts), or with metadata the audit must see (NULL, uncastable). -#}
+    or a load delivered in parts), or with metadata the audit must see (NULL, uncastable), or
+    judged by the previous run (the staged table as it was): a run killed after its reject
+    table committed and before its entity did has made its load "seen" without publishing its
+    kept rows, and the next run must finish it. Re-judging a row is idempotent. -#}
 {% macro _in_batch(state, prefix='') -%}
   {%- set q = adapter.quote -%}
   {%- set ts = bloomery.safe_cast(prefix ~ q('_ingested_at'), {'name': 'timestamp'}) -%}
@@ -187,7 +190,10 @@ where {{ q('_bloomery_rank') }} > 1
      union all
      select {{ q('_load_id') }} from {{ state.reject }} where {{ q('_load_id') }} is not null
      {%- endif %}
-   ))
+   )
+   {%- if state.get('previous') is not none %}
+   or {{ prefix }}{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ state.previous }})
+   {%- endif %})
 {%- endmacro %}
 
 {#- What the entity already holds, for an incremental run; none for a full build. -#}
@@ -200,5 +206,6 @@ where {{ q('_bloomery_rank') }} > 1
   {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
   {%- set value = result.columns[0].values()[0] -%}
   {%- if not value -%}{{ return(none) }}{%- endif -%}
-  {{ return({'watermark': value, 'entity': rel, 'reject': reject}) }}
+  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {{ return({'watermark': value, 'entity': rel, 'reject': reject, 'previous': previous}) }}
 {%- endmacro %}
