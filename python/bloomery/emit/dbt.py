@@ -291,7 +291,7 @@ def _entity_yaml(entity: dict) -> str:
          "description": f"Every candidate row of `{name}` in this run, transformed, deduplicated and judged once "
                         f"(route: keep, quarantine or deduped). Rules: {rule_list}.",
          **({"data_tests": staged_tests} if staged_tests else {})},
-        {"name": name, "description": f"{entity['grain']}. Rows kept by the quality split.",
+        {"name": name, "description": f"{_prose(entity['grain'])}. Rows kept by the quality split.",
          **({"data_tests": entity_tests} if entity_tests else {}),
          "columns": columns + metadata + quality_columns},
     ]
@@ -319,6 +319,13 @@ def _entity_yaml(entity: dict) -> str:
         })
     doc = {"version": 2, "models": models, **({"snapshots": snapshots} if snapshots else {})}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _prose(text: str) -> str:
+    """Spec prose for a YAML description. dbt renders descriptions as Jinja: text that could open
+    a tag goes in as one Jinja string literal (tag characters escaped), which renders back to
+    exactly the text and never runs."""
+    return "{{ " + literal(text) + " }}" if any(t in text for t in ("{{", "{%", "{#")) else text
 
 
 def _test(test: str, name: str, description: str, severity: str = "error", **arguments) -> dict:
@@ -356,7 +363,7 @@ def _audits(entity: dict) -> tuple[list, list]:
                           "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
                           "reject table, exactly once.",
                           staged="{{ ref('" + name + "__staged') }}", reject="{{ ref('" + name + "__reject') }}",
-                          source="{{ source('bronze', '" + source + "') }}", current_only=entity["scd"] == "type2"))
+                          source="{{ source('bronze', " + literal(source) + ") }}", current_only=entity["scd"] == "type2"))
     return staged, kept
 
 
