@@ -46,6 +46,11 @@ CHARSET_MAX = 1024
 # takes seconds to compile x 150. Real rules stay far below this limit.
 PATTERN_MAX_POSITIONS = 5000
 _RULE_NAME = re.compile(r"[^a-z0-9_]")
+# What cannot sit inside a quoted SQL identifier as written: the shipped dialects quote with " or `
+# and dbt's adapter.quote does not escape either; control characters have no place in a name.
+# Nor a Jinja delimiter: dbt renders names in the YAML it reads (a source's name among them).
+_UNQUOTABLE = re.compile(r'["`\x00-\x1f\x7f]|\{\{|\{%|\{#')
+_ROLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")   # dbt writes grantees unquoted
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
 _DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
@@ -181,15 +186,31 @@ class _Compiler:
                 if fname in RESERVED:  # also refused by the schema; kept for callers that skip it
                     self.error(E.SpecParseError, model, base + ("fields", fname),
                                f"`{fname}` is a reserved name", "rename the field")
+                bad = _UNQUOTABLE.search(fname)
+                if bad:
+                    self.error(E.SpecParseError, model, base + ("fields", fname),
+                               f"field name {fname!r} contains {bad.group()!r}, which cannot be written inside a quoted "
+                               "SQL identifier or a dbt YAML file", "rename the field: letters, digits, underscores")
                 problem = type_problem(fspec["type"])
                 if problem and problem[0] == "grammar":
                     self.error(E.SpecParseError, model, base + ("fields", fname, "type"), problem[1],
                                "decimal(p,s) needs 1 <= p <= 38 and s <= p, e.g. decimal(12,4)")
+            for i, role in enumerate((entity.get("grants") or {}).get("select", [])):
+                if not _ROLE.match(role):
+                    self.error(E.SpecParseError, model, base + ("grants", "select", i),
+                               f"grant role {role!r} is not a plain SQL identifier (dbt writes grantees unquoted)",
+                               "use the role's plain name: a letter or underscore, then letters, digits, _ or $")
             for i, rule in enumerate(entity.get("quality", [])):
                 if rule.get("rule") == "expression" and rule.get("name") in RESERVED:
                     self.error(E.SpecParseError, model, base + ("quality", i, "name"),
                                f"`{rule['name']}` is a reserved name", "choose another rule name")
         for doc in self.mappings:
+            bad = _UNQUOTABLE.search(str(doc.value["source"]))
+            if bad:
+                self.error(E.SpecParseError, doc, ("source",),
+                           f"source {doc.value['source']!r} contains {bad.group()!r}, which cannot be written inside a "
+                           "quoted SQL identifier or a dbt YAML file",
+                           "name the bronze relation without quotes, Jinja delimiters or control characters")
             for fname, fspec in doc.value.get("fields", {}).items():
                 for i, rule in enumerate(fspec.get("quality", [])):
                     self.rule_grammar(doc, ("fields", fname, "quality", i), rule)
