@@ -83,6 +83,10 @@
     could never match anyway. -#}
 {% macro postgres__chr(point) -%}{%- if point | int == 0 -%}''{%- else -%}chr({{ point }}){%- endif -%}{%- endmacro %}
 
+{#- The jsonb cast raises on a document that is not JSON: in a quality entity that document is a
+    coercion failure instead (column_value skips the extraction for it). -#}
+{% macro postgres__json_malformed(expr) -%}({{ expr }} is not null and not pg_input_is_valid({{ expr }}, 'jsonb')){%- endmacro %}
+
 {% macro postgres__json_scalar(expr, path) -%}
   jsonb_path_query_first(({{ expr }})::jsonb, {{ bloomery.string_literal(path) }}) #>> '{}'
 {%- endmacro %}

@@ -2,6 +2,10 @@
     postgres__ (dbt-redshift declares dbt-postgres as its parent), then default__: what is not
     here is the PostgreSQL port's SQL. Redshift is rendered and parsed (tests/dialects), not run. -#}
 
+{#- JSON_EXTRACT_PATH_TEXT(..., true) yields NULL for a document that is not JSON: no guard (the
+    PostgreSQL one calls pg_input_is_valid, which Redshift lacks). -#}
+{% macro redshift__json_malformed(expr) -%}{%- endmacro %}
+
 {#- Redshift reports itself as PostgreSQL 8.0: the PostgreSQL version check does not apply. -#}
 {% macro redshift__assert_engine_supported() -%}{%- endmacro %}
 

@@ -6,6 +6,15 @@
   {#- a namespace: Jinja's `set` inside a loop does not outlive the iteration -#}
   {%- set ns = namespace(value=bloomery.source_value(column.source_column, column.json_path)) -%}
   {%- set failures = [] -%}
+  {%- if safe and column.json_path -%}
+    {#- a document that does not parse is a coercion failure of every column read from it, never
+        an aborted run: the extraction is skipped for it (the engine's would raise) -#}
+    {%- set malformed = bloomery.json_malformed(bloomery.source_value(column.source_column, none)) | trim -%}
+    {%- if malformed -%}
+      {%- set ns.value = 'case when ' ~ malformed ~ ' then null else ' ~ ns.value ~ ' end' -%}
+      {%- do failures.append('(' ~ malformed ~ ')') -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- for step in column.steps -%}
     {%- set next = bloomery.transform_step(ns.value, step, safe) -%}
     {%- if (step.op == 'cast' and step.get('marker', true)) or step.op in ('parse_format', 'multiply', 'divide', 'round') -%}
@@ -26,6 +35,14 @@
   {%- endif -%}
   {%- if json_path -%}{{ return(bloomery.json_scalar(base, json_path)) }}{%- else -%}{{ return(base) }}{%- endif -%}
 {%- endmacro %}
+
+{#- True when a non-NULL document is not JSON, on engines whose extraction raises on one; empty
+    (no guard) where the extraction itself yields NULL. -#}
+{% macro json_malformed(expr) -%}
+  {{ return(adapter.dispatch('json_malformed', 'bloomery')(expr)) }}
+{%- endmacro %}
+{% macro default__json_malformed(expr) -%}{%- endmacro %}
+{% macro duckdb__json_malformed(expr) -%}({{ expr }} is not null and not json_valid({{ expr }})){%- endmacro %}
 
 {% macro json_scalar(expr, path) -%}
   {{ return(adapter.dispatch('json_scalar', 'bloomery')(expr, path)) }}
