@@ -1,0 +1,162 @@
+"""One integration project reused across many scenarios: cheap enough to build hundreds of times.
+
+`harness.DuckProject` copies the project per test and lets dbt parse it on every invocation.
+That is what a user does, and it costs seconds per build. A property test that builds a few
+hundred scenarios cannot pay that, so this driver:
+
+  - copies `integration_tests/` once, compiles each spec *variant* into it and parses it once per
+    variant; every invocation then hands dbt the parsed manifest (`dbtRunner(manifest=...)`), so
+    switching variants (a spec widening) is choosing a manifest, not re-parsing;
+  - runs on an in-memory DuckDB kept open for the whole module (no file, no lock, no fsync), read
+    and written through dbt-duckdb's own connection;
+  - `reset()` drops every relation, so the next scenario starts from an empty warehouse, exactly as
+    a fresh DuckDB file would;
+  - memoizes Jinja's template compilation while the project is open (`close()` restores it), and
+    runs DuckDB single-threaded: on the tiny tables of a scenario, both are pure overhead.
+
+The models, macros and materializations that run are the real ones; only parsing is shared.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import jinja2
+
+from bloomery.cli import main as bloomery_main
+
+from .harness import INTEGRATION, ROOT, DbtResult
+
+PROFILE = """bloomery_integration_tests:
+  target: duckdb
+  outputs:
+    duckdb:
+      type: duckdb
+      path: ":memory:"
+      threads: 1
+      settings:
+        threads: 1
+"""
+
+
+def _cached_compile(compile_):
+    """Jinja's compile, memoized on the template source. dbt builds a fresh Jinja environment and
+    compiles every model and macro body again on every node of every invocation; the compiled code
+    depends only on the source and the environment's class (its extensions are always the same),
+    so a scenario's hundredth build can reuse its first build's code. Rendering is untouched."""
+    cache = {}
+
+    def compile(self, source, name=None, filename=None, raw=False, defer_init=False):
+        if not isinstance(source, str):
+            return compile_(self, source, name, filename, raw, defer_init)
+        key = (type(self), getattr(self, "undefined", None), source, name, filename, raw, defer_init)
+        if key not in cache:
+            cache[key] = compile_(self, source, name, filename, raw, defer_init)
+        return cache[key]
+    compile.original = compile_
+    return compile
+
+
+QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-stats"] + (
+    [] if os.environ.get("BLOOMERY_DBT_VERBOSE") else ["--quiet", "--log-level-file", "none"])
+
+
+class ReusedDuckProject:
+    def __init__(self, tmp: Path, variants: dict[str, Path], macros: dict[str, str] | None = None):
+        self.dir = tmp / "project"
+        shutil.copytree(INTEGRATION, self.dir, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
+        (self.dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+        (self.dir / "profiles.yml").write_text(PROFILE)
+        for name, text in (macros or {}).items():
+            (self.dir / "macros" / name).write_text(text)
+        self._base = ["--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
+                      "--log-path", str(self.dir / "logs"), "--target-path", str(self.dir / "target")]
+        from dbt.cli.main import dbtRunner
+        self._runner_class = dbtRunner
+        if not hasattr(jinja2.Environment.compile, "original"):
+            jinja2.Environment.compile = _cached_compile(jinja2.Environment.compile)
+        res = dbtRunner().invoke(["deps", "--quiet", *self._base[:4], "--log-path", str(self.dir / "logs")])
+        assert res.success, res.exception
+        self.manifests = {}
+        for name, specs in variants.items():
+            out = self.dir / "models" / "bloomery"
+            shutil.rmtree(out, ignore_errors=True)
+            assert bloomery_main(["compile", "--specs", str(specs), "--out", str(out)]) == 0, name
+            res = dbtRunner().invoke(["parse", "--quiet", "--no-partial-parse", *self._base])
+            assert res.success, res.exception
+            self.manifests[name] = res.result
+        self.variant = next(iter(variants))
+
+    def close(self):
+        """Give Jinja its own compile back."""
+        if hasattr(jinja2.Environment.compile, "original"):
+            jinja2.Environment.compile = jinja2.Environment.compile.original
+
+    # -- dbt --------------------------------------------------------------------------------------
+    def dbt(self, *args: str, check: bool = True) -> DbtResult:
+        runner = self._runner_class(manifest=self.manifests[self.variant])
+        res = runner.invoke([*args, *QUIET, *self._base])
+        statuses = {}
+        result = res.result
+        if result is not None and hasattr(result, "results"):
+            for r in result.results:
+                node = getattr(r, "node", None)
+                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
+                    continue
+                statuses[node.name if node is not None else "?"] = str(r.status)
+                if str(r.status) not in ("success", "pass") and getattr(r, "message", None):
+                    statuses[node.name if node is not None else "?"] += f": {r.message}"
+        out = DbtResult(bool(res.success), statuses, res.exception)
+        if check and not out.success:
+            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
+            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
+        return out
+
+    # -- the warehouse ----------------------------------------------------------------------------
+    @contextmanager
+    def cursor(self):
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+        env = DuckDBConnectionManager._ENV
+        if env is None or getattr(env.creds, "path", None) != ":memory:":
+            # nothing has run yet in this process (or another project replaced the environment):
+            # a no-op invocation opens the in-memory database dbt will keep using
+            self.dbt("run-operation", "bloomery.assert_engine_supported")
+            env = DuckDBConnectionManager._ENV
+        cur = env.conn.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def query(self, sql: str, params=None) -> list[tuple]:
+        with self.cursor() as cur:
+            return cur.execute(sql, params).fetchall() if params else cur.execute(sql).fetchall()
+
+    def rows(self, sql: str) -> list[dict]:
+        with self.cursor() as cur:
+            res = cur.execute(sql)
+            names = [d[0] for d in res.description]
+            return [dict(zip(names, r)) for r in res.fetchall()]
+
+    def execute(self, sql: str):
+        with self.cursor() as cur:
+            cur.execute(sql)
+
+    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
+        with self.cursor() as cur:
+            if not append:
+                cols = ", ".join(f'"{c}" varchar' for c in columns)
+                cur.execute(f'create or replace table main."{table}" ({cols})')
+            if rows:
+                marks = ", ".join("?" for _ in columns)
+                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
+
+    def reset(self):
+        """Drop every relation dbt or a test created: the next scenario starts from nothing."""
+        with self.cursor() as cur:
+            found = cur.execute("select table_schema, table_name, table_type from information_schema.tables "
+                                "where table_catalog = current_database() and table_schema not in ('information_schema', 'pg_catalog')").fetchall()
+            for schema, name, kind in found:
+                cur.execute(f'drop {"view" if kind == "VIEW" else "table"} if exists "{schema}"."{name}" cascade')
