@@ -41,6 +41,8 @@ class _Project:
         shutil.copytree(INTEGRATION, self.dir, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
         # the package itself is installed with `local:`; point it at the checkout under test
         (self.dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+        # a clean checkout has no models/ (git keeps no empty folder); a user's project has one
+        (self.dir / "models").mkdir(exist_ok=True)
         if specs is not None:
             shutil.rmtree(self.dir / "specs")
             shutil.copytree(specs, self.dir / "specs")

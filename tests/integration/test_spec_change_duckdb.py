@@ -44,9 +44,12 @@ def test_compile_is_deterministic_and_removes_stale_files(tmp_path):
     project = DuckProject(tmp_path)
     out = project.dir / "models" / "bloomery"
     assert project.compile() == 0
-    first = {p.name: p.read_text() for p in out.iterdir()}
+    def tree():  # every generated file, the plan snapshot under .bloomery/ included
+        return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*")) if p.is_file()}
+    first = tree()
+    assert "order.sql" in first
     assert project.compile() == 0
-    assert {p.name: p.read_text() for p in out.iterdir()} == first
+    assert tree() == first
     (out / "hand_written.sql").write_text("select 1 as x\n")
     (project.dir / "specs" / "mapping_order_items.yaml").unlink()  # order_item is no longer mapped
     assert project.compile() == 0
