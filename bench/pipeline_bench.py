@@ -72,28 +72,35 @@ target: event
 key:
   event_id: {from: "$.id"}
 fields:
-  account_id: {from: "$.account"}
+  account_id:
+    from: "$.account"
+    quality:
+      - {rule: not_null, on_fail: quarantine}
   kind:
     from: "$.kind"
     transform: [lower, {enum_map: [buy, buy, sell, sell, refund, refund]}]
     quality:
       - {rule: in_enum, on_fail: quarantine}
+      - {rule: not_null, on_fail: flag}
   amount:
     from: "$.amount"
     transform: [{to_decimal: [14, 2]}]
     quality:
       - {rule: range, min: 0, on_fail: quarantine}
       - {rule: range, max: 1000000, on_fail: flag}
+      - {rule: not_null, on_fail: flag}
   qty:
     from: "$.qty"
     transform: [to_int]
     quality:
       - {rule: range, min: 1, on_fail: quarantine}
+      - {rule: range, max: 100, on_fail: flag}
   email:
     from: "$.email"
     transform: [trim, lower]
     quality:
       - {rule: pattern, regex: '^[^@ ]+@[^@ ]+\\.[a-z]{2,}$', on_fail: flag}
+      - {rule: length, max: 254, on_fail: flag}
   country:
     from: "$.country"
     transform: [upper]
@@ -106,7 +113,10 @@ fields:
     quality:
       - {rule: not_null, on_fail: quarantine}
       - {rule: range, min: "2015-01-01T00:00:00", on_fail: flag}
-  note: {from: "$.note"}
+  note:
+    from: "$.note"
+    quality:
+      - {rule: in_set, values: [ok], on_fail: flag}
 unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]
 """
 
@@ -132,17 +142,18 @@ qualify row_number() over (partition by id order by _ingested_at desc nulls last
                            _source_row_id desc nulls last) = 1
 """
 
-# The 20 rules as dbt tests: the coercibles, the field rules, the expression and the referential.
+# The same 20 rules as dbt tests: 3 coercibles (the fields with a cast), 15 field rules, the expression
+# and the referential.
 NATIVE_TESTS = {
     "coercible_amount": "select * from {{ source('bronze', 'bench__events') }} where amount is not null and try_cast(amount as decimal(14,2)) is null",
     "coercible_qty": "select * from {{ source('bronze', 'bench__events') }} where qty is not null and try_cast(qty as bigint) is null",
     "coercible_happened": "select * from {{ source('bronze', 'bench__events') }} where happened is not null and try_cast(happened as timestamp) is null",
-    "coercible_event_id": "select * from {{ ref('floor_event') }} where event_id is null and false",
-    "coercible_account_id": "select * from {{ ref('floor_event') }} where account_id is null and false",
-    "coercible_kind": "select * from {{ ref('floor_event') }} where kind is null and false",
-    "coercible_email": "select * from {{ ref('floor_event') }} where email is null and false",
-    "coercible_country": "select * from {{ ref('floor_event') }} where country is null and false",
-    "coercible_note": "select * from {{ ref('floor_event') }} where note is null and false",
+    "account_id_not_null": "select * from {{ ref('floor_event') }} where account_id is null",
+    "kind_not_null": "select * from {{ ref('floor_event') }} where kind is null",
+    "amount_not_null": "select * from {{ ref('floor_event') }} where amount is null",
+    "qty_range_max": "select * from {{ ref('floor_event') }} where qty > 100",
+    "email_length": "select * from {{ ref('floor_event') }} where length(email) > 254",
+    "note_in_set": "select * from {{ ref('floor_event') }} where note not in ('ok')",
     "kind_in_enum": "select * from {{ ref('floor_event') }} where kind not in ('buy', 'sell', 'refund')",
     "amount_range_min": "select * from {{ ref('floor_event') }} where amount < 0",
     "amount_range_max": "select * from {{ ref('floor_event') }} where amount > 1000000",
