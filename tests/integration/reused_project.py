@@ -7,17 +7,22 @@ hundred scenarios cannot pay that, so this driver:
   - copies `integration_tests/` once, compiles each spec *variant* into it and parses it once per
     variant; every invocation then hands dbt the parsed manifest (`dbtRunner(manifest=...)`), so
     switching variants (a spec widening) is choosing a manifest, not re-parsing;
-  - runs on an in-memory DuckDB kept open for the whole module (no file, no lock, no fsync), read
-    and written through dbt-duckdb's own connection;
+  - `ReusedDuckProject` runs on an in-memory DuckDB kept open for the whole module (no file, no
+    lock, no fsync), read and written through dbt-duckdb's own connection; `ReusedPgProject` on a
+    database of its own on the session's PostgreSQL server, read and written through one psycopg2
+    connection. Both have one interface (dbt, query, rows, execute, write_bronze, reset, close,
+    variant) and one schema, `main`, so a test's SQL reads the same on both;
   - `reset()` drops every relation, so the next scenario starts from an empty warehouse, exactly as
-    a fresh DuckDB file would;
+    a fresh DuckDB file or a fresh database would;
   - memoizes Jinja's template compilation while the project is open (`close()` restores it), and
-    runs DuckDB single-threaded: on the tiny tables of a scenario, both are pure overhead.
+    runs single-threaded: on the tiny tables of a scenario, both are pure overhead.
 
 The models, macros and materializations that run are the real ones; only parsing is shared.
 """
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -28,17 +33,6 @@ import jinja2
 from bloomery.cli import main as bloomery_main
 
 from .harness import INTEGRATION, ROOT, DbtResult
-
-PROFILE = """bloomery_integration_tests:
-  target: duckdb
-  outputs:
-    duckdb:
-      type: duckdb
-      path: ":memory:"
-      threads: 1
-      settings:
-        threads: 1
-"""
 
 
 def _cached_compile(compile_):
@@ -63,12 +57,20 @@ QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-sta
     [] if os.environ.get("BLOOMERY_DBT_VERBOSE") else ["--quiet", "--log-level-file", "none"])
 
 
-class ReusedDuckProject:
+
+class _ReusedProject:
+    """What does not depend on the engine: the copied project, one parsed manifest per spec
+    variant, dbt invocations on the chosen one, and the warehouse read and written through a
+    DB-API cursor (`cursor()`, per engine) with the same SQL on both engines (schema `main`)."""
+    engine = ""
+    mark = "?"              # the driver's parameter marker
+    text = "varchar"        # the type of a bronze column
+
     def __init__(self, tmp: Path, variants: dict[str, Path], macros: dict[str, str] | None = None):
         self.dir = tmp / "project"
         shutil.copytree(INTEGRATION, self.dir, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
         (self.dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
-        (self.dir / "profiles.yml").write_text(PROFILE)
+        (self.dir / "profiles.yml").write_text(self.profile())
         for name, text in (macros or {}).items():
             (self.dir / "macros" / name).write_text(text)
         self._base = ["--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
@@ -88,6 +90,10 @@ class ReusedDuckProject:
             assert res.success, res.exception
             self.manifests[name] = res.result
         self.variant = next(iter(variants))
+
+    def profile(self) -> str:
+        """profiles.yml: one target, one thread."""
+        raise NotImplementedError
 
     def close(self):
         """Give Jinja its own compile back."""
@@ -117,6 +123,55 @@ class ReusedDuckProject:
     # -- the warehouse ----------------------------------------------------------------------------
     @contextmanager
     def cursor(self):
+        raise NotImplementedError
+
+    def query(self, sql: str, params=None) -> list[tuple]:
+        with self.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+
+    def rows(self, sql: str) -> list[dict]:
+        with self.cursor() as cur:
+            cur.execute(sql)
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def execute(self, sql: str):
+        with self.cursor() as cur:
+            cur.execute(sql)
+
+    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
+        with self.cursor() as cur:
+            if not append:
+                cols = ", ".join(f'"{c}" {self.text}' for c in columns)
+                cur.execute(f'drop table if exists main."{table}"')
+                cur.execute(f'create table main."{table}" ({cols})')
+            if rows:
+                marks = ", ".join(self.mark for _ in columns)
+                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
+
+    def reset(self):
+        """Drop every relation dbt or a test created: the next scenario starts from nothing."""
+        raise NotImplementedError
+
+
+class ReusedDuckProject(_ReusedProject):
+    engine = "duckdb"
+
+    def profile(self) -> str:
+        return """bloomery_integration_tests:
+  target: duckdb
+  outputs:
+    duckdb:
+      type: duckdb
+      path: ":memory:"
+      threads: 1
+      settings:
+        threads: 1
+"""
+
+    @contextmanager
+    def cursor(self):
         from dbt.adapters.duckdb.connections import DuckDBConnectionManager
         env = DuckDBConnectionManager._ENV
         if env is None or getattr(env.creds, "path", None) != ":memory:":
@@ -130,33 +185,69 @@ class ReusedDuckProject:
         finally:
             cur.close()
 
-    def query(self, sql: str, params=None) -> list[tuple]:
-        with self.cursor() as cur:
-            return cur.execute(sql, params).fetchall() if params else cur.execute(sql).fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.cursor() as cur:
-            res = cur.execute(sql)
-            names = [d[0] for d in res.description]
-            return [dict(zip(names, r)) for r in res.fetchall()]
-
-    def execute(self, sql: str):
-        with self.cursor() as cur:
-            cur.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.cursor() as cur:
-            if not append:
-                cols = ", ".join(f'"{c}" varchar' for c in columns)
-                cur.execute(f'create or replace table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join("?" for _ in columns)
-                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-
     def reset(self):
-        """Drop every relation dbt or a test created: the next scenario starts from nothing."""
         with self.cursor() as cur:
             found = cur.execute("select table_schema, table_name, table_type from information_schema.tables "
                                 "where table_catalog = current_database() and table_schema not in ('information_schema', 'pg_catalog')").fetchall()
             for schema, name, kind in found:
                 cur.execute(f'drop {"view" if kind == "VIEW" else "table"} if exists "{schema}"."{name}" cascade')
+
+
+_databases = itertools.count()
+
+
+class ReusedPgProject(_ReusedProject):
+    """The same on PostgreSQL: a database of its own on the session's server (`settings` come from
+    the `pg_server` fixture), dbt connecting to it as a user's profile does, the test through one
+    psycopg2 connection in autocommit kept open for the project's life."""
+    engine = "postgres"
+    mark = "%s"
+    text = "text"           # as harness.PgProject lands bronze
+
+    def __init__(self, tmp: Path, settings, variants: dict[str, Path], macros: dict[str, str] | None = None):
+        self.settings = settings
+        self.dbname = f"bloomery_reused_{next(_databases)}_{os.getpid()}"
+        settings.create_database(self.dbname)
+        self._con = None
+        self.execute("create schema if not exists main")
+        super().__init__(tmp, variants, macros)
+
+    def profile(self) -> str:
+        s = self.settings
+        return f"""bloomery_integration_tests:
+  target: postgres
+  outputs:
+    postgres:
+      type: postgres
+      host: {json.dumps(s.host)}
+      port: {s.port}
+      user: {json.dumps(s.user)}
+      password: {json.dumps(s.password)}
+      dbname: {json.dumps(self.dbname)}
+      schema: main
+      threads: 1
+"""
+
+    def close(self):
+        super().close()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    @contextmanager
+    def cursor(self):
+        if self._con is None or self._con.closed:
+            self._con = self.settings.connect(self.dbname)
+        cur = self._con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def reset(self):
+        """Every schema of the database but PostgreSQL's own, dropped; `main` made again."""
+        with self.cursor() as cur:
+            cur.execute("select nspname from pg_namespace where nspname not like 'pg\\_%' and nspname <> 'information_schema'")
+            for (schema,) in cur.fetchall():
+                cur.execute(f'drop schema "{schema}" cascade')
+            cur.execute("create schema main")
