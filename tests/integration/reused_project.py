@@ -53,6 +53,22 @@ def _cached_compile(compile_):
     return compile
 
 
+def _forget_repeated_behavior_flags():
+    """dbt-adapters appends an adapter's own behavior flags to its module-level default list on
+    every adapter it makes (`BaseAdapter.behavior`'s setter extends the list it is given, which is
+    `DEFAULT_BASE_BEHAVIOR_FLAGS`), and dbt makes a fresh adapter on every invocation. dbt-postgres
+    has one such flag: after n invocations the list holds it n times, and every new adapter renders
+    all of them, each through `inspect.stack()`, so an invocation's cost grows with the number
+    before it (the 250th PostgreSQL example took twice the first's time, measured). Lookups
+    return a flag's first copy, so keeping one copy per name changes nothing else."""
+    from dbt.adapters.base import impl
+    flags = impl.DEFAULT_BASE_BEHAVIOR_FLAGS
+    first = {}
+    for flag in flags:
+        first.setdefault(flag["name"], flag)
+    flags[:] = first.values()
+
+
 QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-stats"] + (
     [] if os.environ.get("BLOOMERY_DBT_VERBOSE") else ["--quiet", "--log-level-file", "none"])
 
@@ -102,6 +118,7 @@ class _ReusedProject:
 
     # -- dbt --------------------------------------------------------------------------------------
     def dbt(self, *args: str, check: bool = True) -> DbtResult:
+        _forget_repeated_behavior_flags()
         runner = self._runner_class(manifest=self.manifests[self.variant])
         res = runner.invoke([*args, *QUIET, *self._base])
         statuses = {}
