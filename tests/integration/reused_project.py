@@ -59,8 +59,8 @@ def _forget_repeated_behavior_flags():
     `DEFAULT_BASE_BEHAVIOR_FLAGS`), and dbt makes a fresh adapter on every invocation. dbt-postgres
     has one such flag: after n invocations the list holds it n times, and every new adapter renders
     all of them, each through `inspect.stack()`, so an invocation's cost grows with the number
-    before it (the 250th PostgreSQL example took twice the first's time, measured). Lookups
-    return a flag's first copy, so keeping one copy per name changes nothing else."""
+    before it (50 PostgreSQL property examples took 143 s, 250 took 1,483 s; with this, 50 take
+    50 s). Lookups return a flag's first copy, so keeping one copy per name changes nothing else."""
     from dbt.adapters.base import impl
     flags = impl.DEFAULT_BASE_BEHAVIOR_FLAGS
     first = {}
