@@ -296,6 +296,17 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {#- No transactions: each statement above is final when it returns. -#}
 {% macro spark__end_transaction(name) -%}{%- endmacro %}
 
+{#- dbt-spark's table materialization drops a parquet table before it creates the new one, so the
+    `__staged` model cannot read its own previous rows while it is rebuilt. The row ids are copied
+    to `<model>__previous` while rendering, which is before the drop. -#}
+{% macro spark__previous_batch() -%}
+  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+  {%- set copy = api.Relation.create(schema=this.schema, identifier=this.identifier ~ '__previous', type='table') -%}
+  {%- do run_query(bloomery.create_scratch_table(copy, 'select ' ~ adapter.quote('_source_row_id') ~ ' from ' ~ previous)) -%}
+  {{ return(copy) }}
+{%- endmacro %}
+
 {#- Replay's intermediate tables: real parquet tables in the target schema (a view would be
     re-read after the entity has changed under it). -#}
 {% macro spark__scratch_relation(identifier) -%}

@@ -206,6 +206,16 @@ where {{ q('_bloomery_rank') }} > 1
   {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
   {%- set value = result.columns[0].values()[0] -%}
   {%- if not value -%}{{ return(none) }}{%- endif -%}
-  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {{ return({'watermark': value, 'entity': rel, 'reject': reject, 'previous': previous}) }}
+  {{ return({'watermark': value, 'entity': rel, 'reject': reject, 'previous': bloomery.previous_batch()}) }}
+{%- endmacro %}
+
+{#- The rows the previous run of this `__staged` model judged (their `_source_row_id`), or none:
+    re-judged with the batch so that a run killed before the entity committed is finished by the
+    next one. -#}
+{% macro previous_batch() -%}
+  {{ return(adapter.dispatch('previous_batch', 'bloomery')()) }}
+{%- endmacro %}
+
+{% macro default__previous_batch() -%}
+  {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier)) }}
 {%- endmacro %}
