@@ -299,11 +299,9 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {#- dbt-spark's table materialization drops a parquet table before it creates the new one, so the
     `__staged` model cannot read its own previous rows while it is rebuilt. The row ids are copied
     to `<model>__previous` while rendering, which is before the drop. -#}
-{% macro spark__previous_batch() -%}
-  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+{% macro spark__previous_batch(staged) -%}
   {%- set copy = api.Relation.create(schema=this.schema, identifier=this.identifier ~ '__previous', type='table') -%}
-  {%- do run_query(bloomery.create_scratch_table(copy, 'select ' ~ adapter.quote('_source_row_id') ~ ' from ' ~ previous)) -%}
+  {%- do run_query(bloomery.create_scratch_table(copy, 'select ' ~ adapter.quote('_source_row_id') ~ ' from ' ~ staged)) -%}
   {{ return(copy) }}
 {%- endmacro %}
 

@@ -132,10 +132,13 @@ judged as (
 {%- set flag_items = [] -%}
 {%- for r in rules %}{%- do flag_items.append([r.name, q('_bloomery_rule__' ~ r.name)]) -%}{%- endfor %}
 {%- set quarantine_rules = rules | selectattr('disposition', 'equalto', 'quarantine') | list %}
+{%- set quarantined -%}
+{% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}
+{%- endset %}
 select
-  {{ bloomery._staged_columns(entity, mode='judged') }},
+  {{ bloomery._staged_columns(entity, mode='judged', raw_when=quarantined) }},
   {{ bloomery.flag_list(flag_items) }} as {{ q('_quality_flags') }},
-  case when {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}
+  case when {{ quarantined }}
     then 'quarantine' else 'keep' end as {{ q('_bloomery_route') }}
 from judged
 union all
@@ -147,8 +150,10 @@ from ranked
 where {{ q('_bloomery_rank') }} > 1
 {%- endmacro %}
 
-{#- The columns every staged row carries, in one order for both halves of the union. -#}
-{% macro _staged_columns(entity, mode) -%}
+{#- The columns every staged row carries, in one order for both halves of the union. The bronze
+    payload is kept only where `raw_when` holds (the diverted rows, the only ones the reject table
+    reads it from): a kept row's copy would double the table's width for nothing. -#}
+{% macro _staged_columns(entity, mode, raw_when=none) -%}
   {%- set q = adapter.quote -%}
   {%- set cols = [q('_bloomery_mapping')] -%}
   {%- for col in entity.columns -%}
@@ -164,7 +169,13 @@ where {{ q('_bloomery_rank') }} > 1
     {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_bloomery_first_seen')]) -%}
   {%- endif -%}
   {%- if entity.quarantine -%}
-    {%- for c in entity.mappings[0].raw_columns -%}{%- do cols.append(q('_bloomery_raw__' ~ c)) -%}{%- endfor -%}
+    {%- for c in entity.mappings[0].raw_columns -%}
+      {%- if raw_when is none -%}
+        {%- do cols.append(q('_bloomery_raw__' ~ c)) -%}
+      {%- else -%}
+        {%- do cols.append('case when ' ~ raw_when ~ ' then ' ~ q('_bloomery_raw__' ~ c) ~ ' end as ' ~ q('_bloomery_raw__' ~ c)) -%}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endif -%}
   {{ cols | join(',\n  ') }}
 {%- endmacro %}
@@ -176,9 +187,9 @@ where {{ q('_bloomery_rank') }} > 1
 {#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a
     load neither the entity nor the reject table has seen (a late load with older timestamps,
     or a load delivered in parts), or with metadata the audit must see (NULL, uncastable), or
-    judged by the previous run (the staged table as it was): a run killed after its reject
-    table committed and before its entity did has made its load "seen" without publishing its
-    kept rows, and the next run must finish it. Re-judging a row is idempotent. -#}
+    judged by a previous run that did not publish its entity (see `pending_batch`): a run killed
+    after its reject table committed and before its entity did has made its load "seen" without
+    publishing its kept rows, and the next run must finish it. Re-judging a row is idempotent. -#}
 {% macro _in_batch(state, prefix='') -%}
   {%- set q = adapter.quote -%}
   {%- set ts = bloomery.safe_cast(prefix ~ q('_ingested_at'), {'name': 'timestamp'}) -%}
@@ -206,16 +217,34 @@ where {{ q('_bloomery_rank') }} > 1
   {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
   {%- set value = result.columns[0].values()[0] -%}
   {%- if not value -%}{{ return(none) }}{%- endif -%}
-  {{ return({'watermark': value, 'entity': rel, 'reject': reject, 'previous': bloomery.previous_batch()}) }}
+  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- if previous is not none and entity.scd != 'type2'
+        and adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__pending') is none -%}
+    {%- set previous = none -%}
+  {%- endif -%}
+  {{ return({'watermark': value, 'entity': rel, 'reject': reject,
+             'previous': bloomery.previous_batch(previous) if previous is not none else none}) }}
 {%- endmacro %}
 
-{#- The rows the previous run of this `__staged` model judged (their `_source_row_id`), or none:
-    re-judged with the batch so that a run killed before the entity committed is finished by the
-    next one. -#}
-{% macro previous_batch() -%}
-  {{ return(adapter.dispatch('previous_batch', 'bloomery')()) }}
+{#- `<entity>__pending` exists from the moment a `__staged` batch commits until the entity that
+    publishes it commits (hooks inside each model's transaction). A run that finds it re-judges
+    the previous batch; a run that does not judges only its own, so the first incremental run
+    after a full build costs its new rows, not the full history again. A type 2 entity is
+    published by its snapshot, so its previous batch is always re-judged. -#}
+{% macro pending_batch(entity_name, published=false) -%}
+  {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set marker = api.Relation.create(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending', type='table') -%}
+  {%- if published -%}
+    drop table if exists {{ marker }}
+  {%- elif adapter.get_relation(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending') is none -%}
+    create table {{ marker }} as select 1 as {{ adapter.quote('pending') }}
+  {%- endif -%}
 {%- endmacro %}
 
-{% macro default__previous_batch() -%}
-  {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier)) }}
+{#- The previous batch's rows (their `_source_row_id`) as this model can read them while it is
+    rebuilt: the `__staged` table itself on most engines. -#}
+{% macro previous_batch(staged) -%}
+  {{ return(adapter.dispatch('previous_batch', 'bloomery')(staged)) }}
 {%- endmacro %}
+
+{% macro default__previous_batch(staged) -%}{{ return(staged) }}{%- endmacro %}

@@ -9,8 +9,9 @@ It is written from the documents, not from the macros:
     dedupe order and marks a passing loser `(superseded)`; first_seen never moves;
   - the incremental contract (spec reference 6.3/6.4 and the models' own documentation): a run
     judges the bronze rows at/after the entity's newest `_ingested_at`, from a load the entity
-    and its reject table have not seen, or judged by the previous run, plus every bronze row of
-    a key (or of a source row) that batch touches;
+    and its reject table have not seen, or judged by a previous run whose entity did not commit
+    (never here: every build of this test completes), plus every bronze row of a key (or of a
+    source row) that batch touches;
     the entity replaces every row the batch re-judged; a reject row is upserted by reject_id
     (first_seen kept) and resolved once its source row is re-judged and not diverted again.
 
@@ -211,7 +212,6 @@ class Entity:
     built: bool = False
     kept: dict = field(default_factory=dict)       # sid -> Judged (the admitted row)
     rejects: dict = field(default_factory=dict)    # sid -> Reject
-    judged_last: set = field(default_factory=set)  # source rows the previous run judged
 
 
 class Warehouse:
@@ -242,14 +242,12 @@ class Warehouse:
         else:
             watermark = max(j.delivery.ts for j in e.kept.values())
             seen = {j.delivery.load for j in e.kept.values()} | {r.judged.delivery.load for r in e.rejects.values()}
-            batch = [j for j in rows if j.delivery.ts >= watermark or j.delivery.load not in seen
-                     or j.delivery.sid in e.judged_last]
+            batch = [j for j in rows if j.delivery.ts >= watermark or j.delivery.load not in seen]
         touched = {j.key for j in batch if None not in j.key}
         sources = {j.delivery.sid for j in batch}
         in_batch = {id(j) for j in batch}
         candidates = [j for j in rows if id(j) in in_batch or j.key in touched or j.delivery.sid in sources]
         winners, _ = dedupe(candidates)
-        e.judged_last = {j.delivery.sid for j in candidates}     # what the staged table holds
 
         # the reject table: upsert by reject_id, first_seen and last_evaluated_at carried over
         first_seen = {}

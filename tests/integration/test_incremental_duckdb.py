@@ -98,3 +98,31 @@ def test_redelivery_keeps_first_seen(tmp_path):
     assert after[0]["first_seen"] == before["first_seen"]
     assert str(after[0]["last_seen"]) == "2024-03-01 00:00:00"
     assert after[0]["_load_id"] == "l9"
+
+
+def test_a_published_batch_is_not_judged_again(tmp_path):
+    """`<entity>__pending` marks a judged batch until its entity commits: a run that finds it
+    judges the previous batch again, a run after a completed build judges only its own rows
+    (and the rows at the watermark, which `>=` always re-reads)."""
+    project = DuckProject(tmp_path)
+    load(project, {"l1", "l2"})
+    assert project.compile() == 0
+    project.dbt("build")
+    pending = "select count(*) from information_schema.tables where table_name = 'customer__pending'"
+    staged = "select _source_row_id from main.customer__staged"
+    assert project.query(pending)[0][0] == 0
+    one = [("C13", "c13@example.com", "lu", "2020-01-01", None, "l4", "2024-06-01 00:00:00", "c-13")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], one, append=True)
+    project.dbt("run", "--select", "customer__staged")      # as if killed before the entity
+    assert project.query(pending)[0][0] == 1
+    two = [("C14", "c14@example.com", "lu", "2020-01-01", None, "l5", "2024-06-02 00:00:00", "c-14")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], two, append=True)
+    project.dbt("build")
+    assert {"c-13", "c-14"} <= {r[0] for r in project.query(staged)}
+    assert project.query(pending)[0][0] == 0
+    assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14')")[0][0] == 2
+    three = [("C15", "c15@example.com", "lu", "2020-01-01", None, "l6", "2024-06-03 00:00:00", "c-15")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], three, append=True)
+    project.dbt("build")          # c-13's batch was published: not judged again
+    assert {r[0] for r in project.query(staged)} == {"c-14", "c-15"}
+    assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14', 'c-15')")[0][0] == 3

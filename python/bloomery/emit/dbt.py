@@ -147,8 +147,12 @@ def _staged_sql(entity: dict) -> str:
     parents_lit = "{" + ", ".join(
         f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
         for p, cut in parents) + "}"
+    pending = None
+    if entity["metadata"] and entity["scd"] != "type2":
+        # marks the batch unpublished until the entity commits (bloomery.pending_batch)
+        pending = ["{{ bloomery.pending_batch(" + literal(entity["entity"]) + ") }}"]
     return (SQL_HEADER + _entity_literal(entity)
-            + _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
+            + _config(materialized="table", post_hook=pending, grants=_grants(entity), tags=["bloomery"])
             + "{{ bloomery.quality_split(entity, " + sources + ", " + parents_lit + ") }}\n")
 
 
@@ -160,8 +164,9 @@ def _entity_sql(entity: dict) -> str:
     elif entity["metadata"]:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")) }}")
+        published = "{{ bloomery.pending_batch(" + literal(entity["entity"]) + ", published=true) }}"
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook], grants=_grants(entity), tags=["bloomery"])
+                         pre_hook=[hook], post_hook=[published], grants=_grants(entity), tags=["bloomery"])
     else:
         config = _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
     deps = ""
