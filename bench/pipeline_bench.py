@@ -291,9 +291,12 @@ def replay_cost(rows: int, rejects_target: int = 10_000) -> dict:
         generate(template, rows)
     project = _project("replay", specs=True)
     db = fresh_copy(template, "replay")
-    # a fixed number of rejects whatever the size: 'Gift' kinds only in the first rejects_target rows
+    # a fixed number of rejects whatever the size: every other cell clean, and an unmapped 'Gift'
+    # kind on about rejects_target rows, all among the first rejects_target * 50
     with duckdb.connect(str(db)) as con:
-        con.execute(f"update bench__events set kind = case when cast(substr(_source_row_id, 2) as bigint) < {rejects_target * 50} "
+        con.execute("update bench__events set account = 'A1', amount = '1.00', qty = '1', email = 'user@example.com', "
+                    "country = 'de', happened = '2024-01-01T00:00:00', note = 'ok', "
+                    f"kind = case when cast(substr(_source_row_id, 2) as bigint) < {rejects_target * 50} "
                     "and hash(cast(substr(_source_row_id, 2) as bigint)) % 50 = 0 then 'Gift' else 'buy' end")
     dbt_build(project, db)
     mapping = project / "specs" / "mapping_events.yaml"
@@ -304,8 +307,9 @@ def replay_cost(rows: int, rejects_target: int = 10_000) -> dict:
     wall, rss = _timed([str(VENV_BIN / "dbt"), "run-operation", "bloomery.replay", "--args", "{entity: event}",
                         "--project-dir", str(project), "--profiles-dir", str(project)], env)
     with duckdb.connect(str(db)) as con:
-        resolved = con.execute("select count(*) from event__reject where resolved_at is not null").fetchone()[0]
-    return {"rows": rows, "replay_seconds": wall, "resolved": resolved, "peak_rss_mb": rss}
+        resolved, open_ = con.execute("select count(*) filter (where resolved_at is not null), "
+                                      "count(*) filter (where resolved_at is null) from event__reject").fetchone()
+    return {"rows": rows, "replay_seconds": wall, "resolved": resolved, "still_open": open_, "peak_rss_mb": rss}
 
 
 def main() -> int:
