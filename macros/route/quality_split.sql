@@ -23,7 +23,28 @@
 {%- set key = entity.key -%}
 {%- set state = bloomery._batch_state(entity) if batch else none -%}
 {%- set rules = entity.rules -%}
-with typed as (
+{%- set unique_rules = rules | selectattr('rule', 'equalto', 'unique') | list %}
+{#- Without `unique` rules a batch is decided on the bronze row's metadata and key alone, so it is
+    picked from bronze first and only its rows are transformed: an incremental run then costs its
+    batch, not the whole history. A `unique` verdict needs the transformed values of other rows. -#}
+{%- set narrow = state is not none and not unique_rules %}
+with
+{%- if narrow %}
+touching as (
+{%- for mapping in entity.mappings %}
+  {%- set mapped = {} -%}
+  {%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+  select {{ q('_source_row_id') }} as {{ q('_bloomery_touch__source_row_id') }}
+  {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }} as {{ q('_bloomery_touch__' ~ k) }}{% endfor %}
+  from {{ sources[mapping.source] }}
+  where {{ bloomery._in_batch(state) }}
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+{%- endfor %}
+),
+{%- endif %}
+typed as (
 {%- for mapping in entity.mappings %}
   select
     {{ bloomery.string_literal(mapping.mapping) }} as {{ q('_bloomery_mapping') }},
@@ -48,13 +69,22 @@ with typed as (
     {%- endif %}
   {%- endfor %}
   from {{ sources[mapping.source] }}
+  {%- if narrow %}
+  where {{ bloomery._in_batch(state) }}
+     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
+  {%- if entity.dedupe %}
+     or exists (
+       select 1 from touching as b
+       where {% for k in key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
+     )
+  {%- endif %}
+  {%- endif %}
   {%- if not loop.last %}
   union all
   {%- endif %}
 {%- endfor %}
 ),
-{%- set unique_rules = rules | selectattr('rule', 'equalto', 'unique') | list %}
-{%- if state is not none %}
+{%- if state is not none and not narrow %}
 {#- A `unique` verdict depends on other keys' rows: a batch value touches every row sharing it. -#}
 touching as (
   select * from typed where {{ bloomery._in_batch(state) }}
@@ -71,7 +101,7 @@ touching as (
 {%- endif %}
 candidates as (
   select * from typed
-  {%- if state is not none %}
+  {%- if state is not none and not narrow %}
   where {{ bloomery._in_batch(state) }}
      or {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from touching)
   {%- if entity.dedupe %}
@@ -148,6 +178,16 @@ select
   'deduped' as {{ q('_bloomery_route') }}
 from ranked
 where {{ q('_bloomery_rank') }} > 1
+{%- endmacro %}
+
+{#- A key column's value as `typed` computes it, from a mapping's bronze row. -#}
+{% macro _key_value(mapped, name, entity) -%}
+  {%- if name in mapped -%}
+    {{ bloomery.column_value(mapped[name], entity.quality).value }}
+  {%- else -%}
+    {%- set col = entity.columns | selectattr('name', 'equalto', name) | first -%}
+    cast(null as {{ bloomery.type_name(col.type) }})
+  {%- endif -%}
 {%- endmacro %}
 
 {#- The columns every staged row carries, in one order for both halves of the union. The bronze
