@@ -259,7 +259,7 @@ where {{ q('_bloomery_rank') }} > 1
   {%- if not value -%}{{ return(none) }}{%- endif -%}
   {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
   {%- if previous is not none and entity.scd != 'type2'
-        and adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__pending') is none -%}
+        and load_relation(bloomery.pending_marker(entity.entity)) is none -%}
     {%- set previous = none -%}
   {%- endif -%}
   {{ return({'watermark': value, 'entity': rel, 'reject': reject,
@@ -273,12 +273,16 @@ where {{ q('_bloomery_rank') }} > 1
     published by its snapshot, so its previous batch is always re-judged. -#}
 {% macro pending_batch(entity_name, published=false) -%}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
-  {%- set marker = api.Relation.create(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending', type='table') -%}
+  {%- set marker = bloomery.pending_marker(entity_name) -%}
   {%- if published -%}
     drop table if exists {{ marker }}
-  {%- elif adapter.get_relation(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending') is none -%}
+  {%- elif load_relation(marker) is none -%}
     create table {{ marker }} as select 1 as {{ adapter.quote('pending') }}
   {%- endif -%}
+{%- endmacro %}
+
+{% macro pending_marker(entity_name) -%}
+  {{ return(api.Relation.create(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending', type='table')) }}
 {%- endmacro %}
 
 {#- The previous batch's rows (their `_source_row_id`) as this model can read them while it is
