@@ -110,9 +110,9 @@
 
 {#- delete+insert on reject_id: a merge on it where every column takes the new row (the select
     already carries first_seen and last_evaluated_at over). -#}
-{% macro bigquery__reject_rows(entity, staged) -%}
+{% macro bigquery__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='merge', unique_key='reject_id') -%}
-  {{ return(bloomery.default__reject_rows(entity, staged)) }}
+  {{ return(bloomery.default__reject_rows(entity, staged, sources)) }}
 {%- endmacro %}
 
 {% macro bigquery__mart_data_quality(entities, reconcile) -%}

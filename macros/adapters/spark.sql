@@ -217,7 +217,7 @@
 {#- The whole reject table, rebuilt: this run's diverted rows (first_seen and last_evaluated_at
     carried over from the snapshot), the snapshot's other rows with the resolve post-hook applied,
     all of it less what retention purges. -#}
-{% macro spark__reject_rows(entity, staged) -%}
+{% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
                 pre_hook=['{{ bloomery.spark_snapshot() }}'], post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
   {%- set q = adapter.quote -%}
@@ -225,7 +225,7 @@
   {%- set prev = bloomery._spark_prev(this) if is_incremental() else none -%}
 select * from (
   select * from (
-    {{ bloomery._reject_select(entity, staged, prev) }}
+    {{ bloomery._reject_select(entity, staged, sources, prev) }}
   ) as fresh
   {%- if prev is not none %}
   union all

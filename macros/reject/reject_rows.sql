@@ -2,17 +2,19 @@
     payload (`raw`, minus redacted columns) replay re-runs the mapping against. Materialized
     delete+insert on `reject_id`; the select carries over what a re-delivery must not change:
     `first_seen` (when the problem started) and `last_evaluated_at` (replay's stamp). -#}
-{% macro reject_rows(entity, staged) -%}
-  {{ return(adapter.dispatch('reject_rows', 'bloomery')(entity, staged)) }}
+{% macro reject_rows(entity, staged, sources) -%}
+  {{ return(adapter.dispatch('reject_rows', 'bloomery')(entity, staged, sources)) }}
 {%- endmacro %}
 
-{% macro default__reject_rows(entity, staged) -%}
-  {{ bloomery._reject_select(entity, staged, this if is_incremental() else none) }}
+{% macro default__reject_rows(entity, staged, sources) -%}
+  {{ bloomery._reject_select(entity, staged, sources, this if is_incremental() else none) }}
 {%- endmacro %}
 
 {#- The diverted rows of this run; `existing` is the reject table as it was (none on a first
-    build), read for the columns a re-delivery keeps. -#}
-{% macro _reject_select(entity, staged, existing) -%}
+    build), read for the columns a re-delivery keeps. `first_seen` is the earliest delivery of the
+    source row in bronze (`sources`: {bronze relation name: relation}), looked up for the diverted
+    rows alone: a window over every staged row would cost the whole batch for a few rows. -#}
+{% macro _reject_select(entity, staged, sources, existing) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
   {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
@@ -23,6 +25,19 @@ with diverted as (
     s.*
   from {{ staged }} as s
   where s.{{ q('_bloomery_route') }} = 'quarantine'
+),
+first_seen as (
+  select {{ q('_source_row_id') }}, min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) as {{ q('first_seen') }}
+  from (
+  {%- for source in entity.mappings | map(attribute='source') | unique %}
+    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }} from {{ sources[source] }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+  {%- endfor %}
+  ) as bronze
+  where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted)
+  group by {{ q('_source_row_id') }}
 )
 select
   d.{{ q('reject_id') }},
@@ -36,9 +51,9 @@ select
   d.{{ q('_ingested_at') }},
   d.{{ q('_source_row_id') }},
   {%- if existing is not none %}
-  coalesce(existing.{{ q('first_seen') }}, d.{{ q('_bloomery_first_seen') }}) as {{ q('first_seen') }},
+  coalesce(existing.{{ q('first_seen') }}, f.{{ q('first_seen') }}) as {{ q('first_seen') }},
   {%- else %}
-  d.{{ q('_bloomery_first_seen') }} as {{ q('first_seen') }},
+  f.{{ q('first_seen') }} as {{ q('first_seen') }},
   {%- endif %}
   {{ bloomery.safe_cast('d.' ~ q('_ingested_at'), {'name': 'timestamp'}) }} as {{ q('last_seen') }},
   cast(null as {{ ts }}) as {{ q('resolved_at') }},
@@ -48,6 +63,7 @@ select
   cast(null as {{ ts }}) as {{ q('last_evaluated_at') }}
   {%- endif %}
 from diverted as d
+left join first_seen as f on f.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }}
 {%- if existing is not none %}
 left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
 {%- endif %}

@@ -123,12 +123,12 @@ ranked as (
   {%- else %}
     1 as {{ q('_bloomery_rank') }}
   {%- endif %}
-  {%- if entity.metadata %},
-    min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) over (partition by {{ q('_source_row_id') }}) as {{ q('_bloomery_first_seen') }}
-  {%- endif %}
   from candidates
 ),
-survivors as (
+{#- One pass over every candidate: the rows dedupe drops stay in the relation (route 'deduped')
+    rather than being read a second time for a union, which would run the dedupe window twice.
+    Their verdicts are computed and ignored; `unique` counts survivors only (rule_violation). #}
+joined as (
   select ranked.*
   {%- for r in rules if r.rule == 'referential' %},
     {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_key') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
@@ -149,35 +149,37 @@ survivors as (
   ) as {{ q(alias) }}
     on {% for pair in r.pairs %}{{ q(alias) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
   {%- endfor %}
-  where {{ q('_bloomery_rank') }} = 1
 ),
 judged as (
   select
-    survivors.*
+    joined.*
   {%- for r in rules %},
     coalesce({{ bloomery.rule_violation(r) }}, false) as {{ q('_bloomery_rule__' ~ r.name) }}
   {%- endfor %}
-  from survivors
+  from joined
+),
+{%- set quarantine_rules = rules | selectattr('disposition', 'equalto', 'quarantine') | list %}
+{#- The route and "fired any rule" are computed once per row here: the columns below test them
+    instead of repeating an OR over every rule per column. #}
+routed as (
+  select
+    judged.*,
+    case when {{ q('_bloomery_rank') }} > 1 then 'deduped'
+  {%- if quarantine_rules %}
+      when {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% endfor %} then 'quarantine'
+  {%- endif %}
+      else 'keep' end as {{ q('_bloomery_route') }},
+    {{ q('_bloomery_rank') }} = 1 and ({% for r in rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
+  from judged
 )
 {%- set flag_items = [] -%}
 {%- for r in rules %}{%- do flag_items.append([r.name, q('_bloomery_rule__' ~ r.name)]) -%}{%- endfor %}
-{%- set quarantine_rules = rules | selectattr('disposition', 'equalto', 'quarantine') | list %}
-{%- set quarantined -%}
-{% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}
-{%- endset %}
 select
-  {{ bloomery._staged_columns(entity, mode='judged', raw_when=quarantined) }},
-  {{ bloomery.flag_list(flag_items) }} as {{ q('_quality_flags') }},
-  case when {{ quarantined }}
-    then 'quarantine' else 'keep' end as {{ q('_bloomery_route') }}
-from judged
-union all
-select
-  {{ bloomery._staged_columns(entity, mode='deduped') }},
-  {{ bloomery.empty_flags() }} as {{ q('_quality_flags') }},
-  'deduped' as {{ q('_bloomery_route') }}
-from ranked
-where {{ q('_bloomery_rank') }} > 1
+  {{ bloomery._staged_columns(entity) }},
+  {#- most rows fire nothing: the list is built only for the rows that do #}
+  case when {{ q('_bloomery_fired') }} then {{ bloomery.flag_list(flag_items) }} else {{ bloomery.empty_flags() }} end as {{ q('_quality_flags') }},
+  {{ q('_bloomery_route') }}
+from routed
 {%- endmacro %}
 
 {#- A key column's value as `typed` computes it, from a mapping's bronze row. -#}
@@ -190,31 +192,28 @@ where {{ q('_bloomery_rank') }} > 1
   {%- endif -%}
 {%- endmacro %}
 
-{#- The columns every staged row carries, in one order for both halves of the union. The bronze
-    payload is kept only where `raw_when` holds (the diverted rows, the only ones the reject table
-    reads it from): a kept row's copy would double the table's width for nothing. -#}
-{% macro _staged_columns(entity, mode, raw_when=none) -%}
+{#- The columns every staged row carries. The bronze payload is kept only on the rows that are
+    not kept (the reject table reads it from diverted rows): a kept row's copy would double the
+    table's width for nothing. -#}
+{% macro _staged_columns(entity) -%}
   {%- set q = adapter.quote -%}
+  {%- set route = q('_bloomery_route') -%}
   {%- set cols = [q('_bloomery_mapping')] -%}
   {%- for col in entity.columns -%}
     {%- set um = (entity.rules | selectattr('rule', 'equalto', 'referential') | selectattr('on_missing', 'equalto', 'unknown_member') | selectattr('column', 'equalto', col.name) | list) -%}
-    {%- if um and mode == 'judged' -%}
+    {%- if um -%}
       {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
-      {%- do cols.append("case when " ~ q('_bloomery_rule__' ~ um[0].name) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ um[0].name) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
     {%- else -%}
       {%- do cols.append(q(col.name)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if entity.metadata -%}
-    {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_bloomery_first_seen')]) -%}
+    {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')]) -%}
   {%- endif -%}
   {%- if entity.quarantine -%}
     {%- for c in entity.mappings[0].raw_columns -%}
-      {%- if raw_when is none -%}
-        {%- do cols.append(q('_bloomery_raw__' ~ c)) -%}
-      {%- else -%}
-        {%- do cols.append('case when ' ~ raw_when ~ ' then ' ~ q('_bloomery_raw__' ~ c) ~ ' end as ' ~ q('_bloomery_raw__' ~ c)) -%}
-      {%- endif -%}
+      {%- do cols.append('case when ' ~ route ~ " <> 'keep' then " ~ q('_bloomery_raw__' ~ c) ~ ' end as ' ~ q('_bloomery_raw__' ~ c)) -%}
     {%- endfor -%}
   {%- endif -%}
   {{ cols | join(',\n  ') }}

@@ -25,7 +25,8 @@
   {%- elif kind in ('in_enum', 'in_set') -%}
     {{ col }} not in ({% for v in rule['values'] %}{{ v if v is number else bloomery.string_literal(v) }}{{ ", " if not loop.last }}{% endfor %})
   {%- elif kind == 'unique' -%}
-    ({{ col }} is not null and count(*) over (partition by {% for p in rule.get('slice', []) %}{{ adapter.quote(p) }}, {% endfor %}{{ col }}) > 1)
+    {#- counted among dedupe's survivors only: the rows it drops share the staged relation -#}
+    ({{ col }} is not null and count(*) over (partition by {{ adapter.quote('_bloomery_rank') }} = 1, {% for p in rule.get('slice', []) %}{{ adapter.quote(p) }}, {% endfor %}{{ col }}) > 1)
   {%- elif kind == 'normalize' -%}{{ bloomery.nfc_normalize(col) }} <> {{ col }}
   {%- elif kind == 'charset' -%}
     {%- set chars = bloomery.codepoint_string(rule.allow if rule.allow is defined else rule.forbid) -%}

@@ -140,9 +140,14 @@ def _grants(entity: dict):
     return {"select": entity["grants"]["select"]} if entity.get("grants") else None
 
 
+def _sources(entity: dict) -> str:
+    """The entity's bronze relations, {name: source(...)}, as a Jinja literal."""
+    return "{" + ", ".join(f"{literal(m['source'])}: source('bronze', {literal(m['source'])})"
+                           for m in entity["mappings"]) + "}"
+
+
 def _staged_sql(entity: dict) -> str:
-    sources = "{" + ", ".join(f"{literal(m['source'])}: source('bronze', {literal(m['source'])})"
-                              for m in entity["mappings"]) + "}"
+    sources = _sources(entity)
     parents = sorted({(r["parent"], bool(r.get("published"))) for r in entity["rules"] if r["rule"] == "referential"})
     parents_lit = "{" + ", ".join(
         f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
@@ -187,7 +192,7 @@ def _reject_sql(entity: dict) -> str:
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail", post_hook=[hook, purge],
                       grants=_grants(entity), tags=["bloomery"], meta={"bloomery": entity})
-            + "{{ bloomery.reject_rows(entity, ref(" + staged + ")) }}\n")
+            + "{{ bloomery.reject_rows(entity, ref(" + staged + "), " + _sources(entity) + ") }}\n")
 
 
 def _reconcile_sql(check: dict, entities: dict) -> str:
