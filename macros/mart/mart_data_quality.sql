@@ -3,8 +3,8 @@
     Per entity, one accounting row (rule = disposition = '(entity)') carries the population
     counts — rows_evaluated (entity rows plus unresolved rejects), rows_quarantined and
     rows_deduped — and one row per rule carries rows_failed, with zero in the population
-    columns. So every count is additive across entities and rules within a run. Each
-    population is read once: all rule counts come from one aggregate over it.
+    columns. So every count is additive across entities and rules within a run. All rule
+    counts come from one aggregate over the rows that fired something.
 
     entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze}]
               where kept / reject / bronze are relations (reject may be none).
@@ -26,9 +26,9 @@
   {%- set year = day.replace(day=1, month=1) -%}
 with run_context as (select 1 as one)
 {%- for e in entities %}
-{%- set n = loop.index0 %},
-population_{{ n }} as (
-  select {{ q('_quality_flags') }} as names from {{ e.kept }}
+{%- set n = loop.index0 %}
+{%- set kept_rows -%}
+  {{ e.kept }}
   where 1 = 1
   {%- if e.get('unknown_member') %}
   {#- the reserved Unknown member is no bronze row #}
@@ -37,6 +37,15 @@ population_{{ n }} as (
   {%- if e.get('scd') == 'type2' %}
     and dbt_valid_to is null
   {%- endif %}
+{%- endset %}
+{%- set unresolved -%}
+  (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null)
+{%- endset %},
+{#- the rule counts read only the rows that fired something (a reject always has): most kept
+    rows fire nothing, and every rule's test over them would find nothing #}
+flagged_{{ n }} as (
+  select {{ q('_quality_flags') }} as names from {{ kept_rows }}
+    and {{ bloomery.flags_size(q('_quality_flags')) }} > 0
   {%- if e.reject %}
   union all
   select {{ q('failed_rules') }} from {{ e.reject }} where {{ q('resolved_at') }} is null
@@ -44,17 +53,13 @@ population_{{ n }} as (
 ),
 counts_{{ n }} as (
   select
-    count(*) as rows_evaluated,
-    {%- if e.reject %}
-    (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null) as rows_quarantined,
-    {%- else %}
-    0 as rows_quarantined,
-    {%- endif %}
+    (select count(*) from {{ kept_rows }}){% if e.reject %} + {{ unresolved }}{% endif %} as rows_evaluated,
+    {{ unresolved if e.reject else '0' }} as rows_quarantined,
     (select count(*) from {{ e.bronze }}) as bronze_rows
     {%- for r in e.rules %},
-    sum(case when {{ bloomery.flags_contain('names', r[0]) }} then 1 else 0 end) as {{ q('failed_' ~ loop.index0) }}
+    coalesce(sum(case when {{ bloomery.flags_contain('names', r[0]) }} then 1 else 0 end), 0) as {{ q('failed_' ~ loop.index0) }}
     {%- endfor %}
-  from population_{{ n }}
+  from flagged_{{ n }}
 )
 {%- endfor %}
 {%- set rows = [] %}

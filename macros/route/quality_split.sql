@@ -70,7 +70,9 @@ typed as (
   {%- endfor %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  where {{ bloomery._in_batch(state) }}
+  {#- a batch row with a source row id is in `touching` already: the batch test is repeated only
+      for the rows without one, so this scan does not evaluate it over the whole history again #}
+  where ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
      or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
   {%- if entity.dedupe %}
      or exists (
@@ -235,10 +237,10 @@ from routed
   ({{ ts }} is null or {{ prefix }}{{ q('_load_id') }} is null
    or {{ ts }} >= cast({{ bloomery.string_literal(state.watermark) }} as {{ bloomery.type_name({'name': 'timestamp'}) }})
    or {{ prefix }}{{ q('_load_id') }} not in (
-     select {{ q('_load_id') }} from {{ state.entity }} where {{ q('_load_id') }} is not null
+     select distinct {{ q('_load_id') }} from {{ state.entity }} where {{ q('_load_id') }} is not null
      {%- if state.reject is not none %}
      union all
-     select {{ q('_load_id') }} from {{ state.reject }} where {{ q('_load_id') }} is not null
+     select distinct {{ q('_load_id') }} from {{ state.reject }} where {{ q('_load_id') }} is not null
      {%- endif %}
    )
    {%- if state.get('previous') is not none %}
