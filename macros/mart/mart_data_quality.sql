@@ -37,9 +37,6 @@ with run_context as (select 1 as one)
   {%- if e.get('scd') == 'type2' %}
     and dbt_valid_to is null
   {%- endif %}
-{%- endset %}
-{%- set unresolved -%}
-  (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null)
 {%- endset %},
 {#- the rule counts read only the rows that fired something (a reject always has): most kept
     rows fire nothing, and every rule's test over them would find nothing #}
@@ -53,8 +50,12 @@ flagged_{{ n }} as (
 ),
 counts_{{ n }} as (
   select
-    (select count(*) from {{ kept_rows }}){% if e.reject %} + {{ unresolved }}{% endif %} as rows_evaluated,
-    {{ unresolved if e.reject else '0' }} as rows_quarantined,
+    (select count(*) from {{ kept_rows }}) as rows_kept,
+    {%- if e.reject %}
+    (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null) as rows_quarantined,
+    {%- else %}
+    0 as rows_quarantined,
+    {%- endif %}
     (select count(*) from {{ e.bronze }}) as bronze_rows
     {%- for r in e.rules %},
     coalesce(sum(case when {{ bloomery.flags_contain('names', r[0]) }} then 1 else 0 end), 0) as {{ q('failed_' ~ loop.index0) }}
@@ -66,8 +67,8 @@ counts_{{ n }} as (
 {%- for e in entities %}
   {%- set n = loop.index0 %}
   {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ " as entity, " ~ bloomery.string_literal(e.mapping)
-      ~ " as mapping, '(entity)' as rule, '(entity)' as disposition, rows_evaluated, 0 as rows_failed, rows_quarantined, "
-      ~ ("0" if e.get('scd') == 'type2' else "bronze_rows - rows_evaluated") ~ " as rows_deduped from counts_" ~ n) %}
+      ~ " as mapping, '(entity)' as rule, '(entity)' as disposition, rows_kept + rows_quarantined as rows_evaluated, 0 as rows_failed, rows_quarantined, "
+      ~ ("0" if e.get('scd') == 'type2' else "bronze_rows - rows_kept - rows_quarantined") ~ " as rows_deduped from counts_" ~ n) %}
   {%- for r in e.rules %}
   {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ ", " ~ bloomery.string_literal(e.mapping) ~ ", "
       ~ bloomery.string_literal(r[0]) ~ ", " ~ bloomery.string_literal(r[1]) ~ ", 0, " ~ q('failed_' ~ loop.index0)

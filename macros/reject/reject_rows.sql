@@ -29,8 +29,8 @@ with diverted as (
 first_seen as (
   select {{ q('_source_row_id') }}, min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) as {{ q('first_seen') }}
   from (
-  {%- for source in entity.mappings | map(attribute='source') | unique %}
-    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }} from {{ sources[source] }}
+  {%- for relation in sources.values() %}
+    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }} from {{ relation }}
     {%- if not loop.last %}
     union all
     {%- endif %}
