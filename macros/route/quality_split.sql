@@ -28,6 +28,12 @@
     picked from bronze first and only its rows are transformed: an incremental run then costs its
     batch, not the whole history. A `unique` verdict needs the transformed values of other rows. -#}
 {%- set narrow = state is not none and not unique_rules %}
+{#- Dedupe ranks the bronze rows as they arrive, before any value is transformed: the window then
+    sorts the few bronze columns the mapping reads instead of every typed value and cast marker
+    (at 10M rows this halves the sort). An entity with dedupe has one mapping (the compiler refuses
+    a merged one). A batch that re-judges rows sharing a `unique` value picks its candidates from
+    typed values, so there the rank follows that choice. -#}
+{%- set early = entity.dedupe and entity.mappings | length == 1 and (state is none or narrow) %}
 with
 {%- if narrow %}
 touching as (
@@ -42,6 +48,23 @@ touching as (
   union all
   {%- endif %}
 {%- endfor %}
+),
+{%- endif %}
+{%- if early %}
+{%- set mapping = entity.mappings[0] %}
+{%- set mapped = {} -%}
+{%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+{%- set read = mapping.read_columns + mapping.raw_columns + (['_load_id', '_ingested_at', '_source_row_id'] if entity.metadata else []) %}
+arrived as (
+  select
+    {%- for c in read | unique | sort %}
+    {{ q(c) }},
+    {%- endfor %}
+    {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
+  from {{ sources[mapping.source] }}
+  {%- if narrow %}
+  where {{ bloomery._narrow_filter(mapped, entity, state) }}
+  {%- endif %}
 ),
 {%- endif %}
 typed as (
@@ -68,17 +91,13 @@ typed as (
     false as {{ q('_bloomery_cast_failed__' ~ col.name) }}{{ "," if not loop.last }}
     {%- endif %}
   {%- endfor %}
+  {%- if early %},
+    {{ q('_bloomery_rank') }}
+  from arrived
+  {%- else %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  {#- a batch row with a source row id is in `touching` already: the batch test is repeated only
-      for the rows without one, so this scan does not evaluate it over the whole history again #}
-  where ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
-     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
-  {%- if entity.dedupe %}
-     or exists (
-       select 1 from touching as b
-       where {% for k in key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
-     )
+  where {{ bloomery._narrow_filter(mapped, entity, state) }}
   {%- endif %}
   {%- endif %}
   {%- if not loop.last %}
@@ -116,13 +135,14 @@ candidates as (
 ),
 ranked as (
   select
-    candidates.*,
-  {%- if entity.dedupe %}
-    row_number() over (
-      partition by {% for k in key %}{{ q(k) }}, {% endfor %}case when {% for k in key %}{{ q(k) }} is null{{ " or " if not loop.last }}{% endfor %} then {{ q('_source_row_id') }} end
-      order by {% for o in entity.dedupe.order %}{{ q(o.column) }} desc nulls last, {% endfor %}{{ q('_source_row_id') }} desc nulls last
-    ) as {{ q('_bloomery_rank') }}
-  {%- else %}
+    candidates.*
+  {%- if early %}
+  {%- elif entity.dedupe %},
+    {%- set keys, order = [], [] -%}
+    {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
+    {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
+    {{ bloomery._dedupe_rank(keys, order) }} as {{ q('_bloomery_rank') }}
+  {%- else %},
     1 as {{ q('_bloomery_rank') }}
   {%- endif %}
   from candidates
@@ -182,6 +202,46 @@ select
   case when {{ q('_bloomery_fired') }} then {{ bloomery.flag_list(flag_items) }} else {{ bloomery.empty_flags() }} end as {{ q('_quality_flags') }},
   {{ q('_bloomery_route') }}
 from routed
+{%- endmacro %}
+
+{#- Dedupe's rank of a row among the rows of its key: the latest by the dedupe order wins, the
+    source row id breaks ties. A row whose key is incomplete is its own group. -#}
+{% macro _dedupe_rank(keys, order) -%}
+  {%- set srid = adapter.quote('_source_row_id') -%}
+  row_number() over (
+      partition by {% for k in keys %}{{ k }}, {% endfor %}case when {% for k in keys %}{{ k }} is null{{ " or " if not loop.last }}{% endfor %} then {{ srid }} end
+      order by {% for o in order %}{{ o }} desc nulls last, {% endfor %}{{ srid }} desc nulls last
+    )
+{%- endmacro %}
+
+{#- The entity key's values and dedupe's order values, computed from a mapping's bronze row. -#}
+{% macro _key_values(mapped, entity) -%}
+  {%- set out = [] -%}
+  {%- for k in entity.key -%}{%- do out.append(bloomery._key_value(mapped, k, entity) | trim) -%}{%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{% macro _order_values(mapped, entity) -%}
+  {%- set out = [] -%}
+  {%- for o in entity.dedupe.order -%}
+    {%- do out.append(adapter.quote(o.column) if o.metadata else bloomery._key_value(mapped, o.column, entity) | trim) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- An incremental batch's rows, read from a mapping's bronze when its verdicts need no `unique`
+    rule: a batch row with a source row id is in `touching` already, so the batch test is repeated
+    only for the rows without one and this scan does not evaluate it over the whole history. -#}
+{% macro _narrow_filter(mapped, entity, state) -%}
+  {%- set q = adapter.quote -%}
+  ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
+     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
+  {%- if entity.dedupe %}
+     or exists (
+       select 1 from touching as b
+       where {% for k in entity.key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
+     )
+  {%- endif %}
 {%- endmacro %}
 
 {#- A key column's value as `typed` computes it, from a mapping's bronze row. -#}
