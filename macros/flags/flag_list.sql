@@ -4,19 +4,15 @@
   {{ return(adapter.dispatch('flag_list', 'bloomery')(items)) }}
 {%- endmacro %}
 
+{#- One list of every rule's name or NULL, the NULLs filtered out: a chain of list_concat, one per
+    rule, costs a list per rule per row. `lambda x:` is DuckDB 1.3's syntax (2.0 refuses `->`);
+    assert_engine_supported refuses an older DuckDB. -#}
 {% macro default__flag_list(items) -%}
-  {%- set empty = 'cast([] as ' ~ bloomery.type_name({'name': 'string'}) ~ '[])' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then [' ~ bloomery.string_literal(item[0]) ~ '] else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'list_concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
+  {%- if not items -%}cast([] as {{ bloomery.type_name({'name': 'string'}) }}[])
+  {%- else -%}
+  list_filter([{% for item in items %}case when {{ item[1] }} then {{ bloomery.string_literal(item[0]) }} end{{ ", " if not loop.last }}{% endfor %}], lambda x: x is not null)
   {%- endif -%}
 {%- endmacro %}
-
 
 {% macro empty_flags() -%}{{ bloomery.flag_list([]) }}{%- endmacro %}
 

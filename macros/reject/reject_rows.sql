@@ -46,7 +46,7 @@ select
   {{ mapping.mapping_version }} as {{ q('mapping_version') }},
   d.{{ q('_quality_flags') }} as {{ q('failed_rules') }},
   {{ bloomery.json_object(entity.key, 'd.') }} as {{ q('key_values') }},
-  {{ bloomery.json_object(mapping.raw_columns, 'd.', '_bloomery_raw__') }} as {{ q('raw') }},
+  d.{{ q('_bloomery_raw') }} as {{ q('raw') }},
   d.{{ q('_load_id') }},
   d.{{ q('_ingested_at') }},
   d.{{ q('_source_row_id') }},

@@ -254,9 +254,9 @@ from routed
   {%- endif -%}
 {%- endmacro %}
 
-{#- The columns every staged row carries. The bronze payload is kept only on the rows that are
-    not kept (the reject table reads it from diverted rows): a kept row's copy would double the
-    table's width for nothing. -#}
+{#- The columns every staged row carries. The bronze payload (`_bloomery_raw`, the reject
+    table's `raw`) is built only on quarantined rows, the only ones the reject table reads: as one
+    value rather than a column per bronze column, it costs nothing on the rows that are kept. -#}
 {% macro _staged_columns(entity) -%}
   {%- set q = adapter.quote -%}
   {%- set route = q('_bloomery_route') -%}
@@ -274,9 +274,7 @@ from routed
     {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')]) -%}
   {%- endif -%}
   {%- if entity.quarantine -%}
-    {%- for c in entity.mappings[0].raw_columns -%}
-      {%- do cols.append('case when ' ~ route ~ " <> 'keep' then " ~ q('_bloomery_raw__' ~ c) ~ ' end as ' ~ q('_bloomery_raw__' ~ c)) -%}
-    {%- endfor -%}
+    {%- do cols.append('case when ' ~ route ~ " = 'quarantine' then " ~ bloomery.json_object(entity.mappings[0].raw_columns, '', '_bloomery_raw__') ~ ' end as ' ~ q('_bloomery_raw')) -%}
   {%- endif -%}
   {{ cols | join(',\n  ') }}
 {%- endmacro %}

@@ -28,10 +28,28 @@ def test_version_check_names_the_version_and_what_is_missing(tmp_path, version_n
 
 
 @pytest.mark.duckdb
+@pytest.mark.parametrize("version_num, version, ok", [(10203, "v1.2.3", False), (10300, "v1.3.0", True)])
+def test_duckdb_older_than_1_3_is_refused(tmp_path, version_num, version, ok):
+    project = DuckProject(tmp_path)
+    args = f"{{engine: duckdb, version_num: {version_num}, version: '{version}'}}"
+    result = project.dbt("run-operation", "bloomery.check_engine_version", "--args", args, check=False)
+    assert result.success == ok
+    if not ok:
+        log = load_logs(project)
+        assert "bloomery needs DuckDB 1.3 or newer: this database is DuckDB v1.2.3" in log
+        assert "lambda x:" in log
+
+
+@pytest.mark.duckdb
+def test_the_embedded_duckdb_passes(tmp_path):
+    assert DuckProject(tmp_path).dbt("run-operation", "bloomery.assert_engine_supported").success
+
+
+@pytest.mark.duckdb
 def test_other_engines_pass_the_check(tmp_path):
     project = DuckProject(tmp_path)
     assert project.dbt("run-operation", "bloomery.check_engine_version", "--args",
-                       "{engine: duckdb, version_num: 1, version: '1.0'}").success
+                       "{engine: trino, version_num: 1, version: '1.0'}").success
 
 
 @pytest.mark.postgres
