@@ -126,3 +126,19 @@ def test_a_published_batch_is_not_judged_again(tmp_path):
     project.dbt("build")          # c-13's batch was published: not judged again
     assert {r[0] for r in project.query(staged)} == {"c-14", "c-15"}
     assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14', 'c-15')")[0][0] == 3
+
+
+@pytest.mark.parametrize("ingested_at", [None, "not a time"])
+def test_a_row_without_a_usable_timestamp_is_in_every_batch(tmp_path, ingested_at):
+    """A row whose `_ingested_at` is NULL or does not cast is judged by the next run even when its
+    load was seen, so the ingestion-metadata audit sees it and stops the run before publishing."""
+    project = DuckProject(tmp_path)
+    load(project, {"l1", "l2"})
+    assert project.compile() == 0
+    project.dbt("build")
+    bad = [("C16", "c16@example.com", "lu", "2020-01-01", None, "l1", ingested_at, "c-16")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], bad, append=True)
+    result = project.dbt("build", check=False)
+    assert not result.success
+    assert project.query("select count(*) from main.customer__staged where _source_row_id = 'c-16'")[0][0] == 1
+    assert project.query("select count(*) from main.customer where _source_row_id = 'c-16'")[0][0] == 0
