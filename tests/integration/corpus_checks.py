@@ -98,6 +98,18 @@ class ShopChecks:
             assert (kept, rejected) == (expected["entity"], expected["reject"])
             assert bronze == kept + rejected + expected["deduped"]
 
+    def test_mart_rule_counts_equal_counts_from_the_corpus(self, built):
+        """Each rule's rows_failed in the mart is how many surviving rows fired it (engines count
+        flag names differently: an unnest where the engine has one, a membership test elsewhere)."""
+        mart = built.rows("select entity, rule, rows_failed from main.mart_data_quality where rule <> '(entity)'")
+        for table, spec in shop.BRONZE.items():
+            entity = shop.ENTITY_OF[table]
+            outcomes = [outcome(expect, built.engine) for _, expect in spec["rows"]]
+            failed = Counter(name for e in outcomes if e[0] != "deduped" for name in e[1])
+            counted = {r["rule"]: r["rows_failed"] for r in mart if r["entity"] == entity}
+            assert counted == {rule: failed.get(rule, 0) for rule in counted}, entity
+            assert set(failed) <= set(counted), "every fired rule has a mart row"
+
     def test_unknown_member_rewrites_orphan_keys(self, built):
         rows = built.rows("select order_id, _source_row_id from main.order_item where _source_row_id in ('i-6', 'i-11')")
         assert {r["order_id"] for r in rows} == {"__unknown__"}
