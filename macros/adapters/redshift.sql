@@ -40,6 +40,12 @@
 
 {% macro redshift__flags_text(expr) -%}{{ expr }}{%- endmacro %}
 
+{#- The flags are a string, not a list: the mart counts them with the membership test, not the
+    PostgreSQL port's unnest. -#}
+{% macro redshift__rule_failures(flagged, rules) -%}
+  {{ return(bloomery.default__rule_failures(flagged, rules)) }}
+{%- endmacro %}
+
 {% macro redshift__sha256_hex(expr) -%}sha2({{ expr }}, 256){%- endmacro %}
 
 {#- OBJECT builds a SUPER value; JSON_SERIALIZE writes it as text (nulls kept). -#}

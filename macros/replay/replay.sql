@@ -23,6 +23,8 @@
 
 {% macro default__replay(entity) -%}
   {%- if not execute -%}{{ return({}) }}{%- endif -%}
+  {#- a run-operation runs no on-run-start hook: the engine check is asked for here -#}
+  {%- do bloomery.assert_engine_supported() -%}
   {%- set q = adapter.quote -%}
   {%- set node = bloomery._node(entity ~ '__reject') -%}
   {%- if node is none -%}

@@ -57,7 +57,8 @@ touching as (
 {%- set read = mapping.read_columns + mapping.raw_columns + (['_load_id', '_ingested_at', '_source_row_id'] if entity.metadata else []) %}
 arrived as (
   select
-    {%- for c in read | unique | sort %}
+    {#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
+    {%- for c in read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
     {{ q(c) }},
     {%- endfor %}
     {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}

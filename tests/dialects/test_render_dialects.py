@@ -40,7 +40,8 @@ MUST_NOT = {
     "trino": ["list_contains(", "len(", "pg_input_is_valid", "rlike"],
     "snowflake": ["list_contains(", "len(", "pg_input_is_valid", "text[]"],
     "bigquery": ["list_contains(", "pg_input_is_valid", "try_cast("],
-    "redshift": ["pg_input_is_valid", "text[]", "array_cat(", "json_build_object(", "convert_to("],
+    # flags are a comma string there: the PostgreSQL port's unnest of them must not leak in
+    "redshift": ["pg_input_is_valid", "text[]", "array_cat(", "json_build_object(", "convert_to(", "unnest("],
     "databricks": ["list_contains(", "pg_input_is_valid", "__bloomery_rewrite", "insert overwrite"],
 }
 
