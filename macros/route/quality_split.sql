@@ -38,8 +38,7 @@ with
 {%- if narrow %}
 touching as (
 {%- for mapping in entity.mappings %}
-  {%- set mapped = {} -%}
-  {%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+  {%- set mapped = bloomery._mapped(mapping) %}
   select {{ q('_source_row_id') }} as {{ q('_bloomery_touch__source_row_id') }}
   {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }} as {{ q('_bloomery_touch__' ~ k) }}{% endfor %}
   from {{ sources[mapping.source] }}
@@ -52,8 +51,7 @@ touching as (
 {%- endif %}
 {%- if early %}
 {%- set mapping = entity.mappings[0] %}
-{%- set mapped = {} -%}
-{%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+{%- set mapped = bloomery._mapped(mapping) %}
 {%- set read = mapping.read_columns + mapping.raw_columns + (['_load_id', '_ingested_at', '_source_row_id'] if entity.metadata else []) %}
 arrived as (
   select
@@ -80,8 +78,7 @@ typed as (
   {%- if entity.metadata %}
     {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
   {%- endif %}
-  {%- set mapped = {} -%}
-  {%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor %}
+  {%- set mapped = bloomery._mapped(mapping) %}
   {%- for col in entity.columns %}
     {%- if col.name in mapped %}
     {%- set v = bloomery.column_value(mapped[col.name], entity.quality) %}
@@ -243,6 +240,13 @@ from routed
        where {% for k in entity.key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
      )
   {%- endif %}
+{%- endmacro %}
+
+{#- A mapping's columns by entity column name. -#}
+{% macro _mapped(mapping) -%}
+  {%- set mapped = {} -%}
+  {%- for c in mapping.columns %}{%- do mapped.update({c.name: c}) -%}{%- endfor -%}
+  {{ return(mapped) }}
 {%- endmacro %}
 
 {#- A key column's value as `typed` computes it, from a mapping's bronze row. -#}
