@@ -51,12 +51,19 @@ where not exists (select 1 from {{ this }} where {{ q(entity.unknown_member) }} 
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
 delete from {{ this }}
-where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ staged }})
   {%- if dedupe %}
-   or exists (
+{#- A row the batch re-judged has its key in the batch, unless the key is NULL: such a row is its
+    own dedupe group and is found by its source row id. Testing the source row id of every row
+    with a key as well would only repeat the key test, at the cost of a second probe of the whole
+    entity (at 8.7M rows: 0.36 s against 0.11 s). -#}
+where exists (
      select 1 from {{ staged }} as s
      where {% for k in key %}s.{{ q(k) }} = {{ this }}.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
    )
+   or (({% for k in key %}{{ q(k) }} is null{{ " or " if not loop.last }}{% endfor %})
+       and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ staged }}))
+  {%- else %}
+where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ staged }})
   {%- endif %}
   {%- endif -%}
 {%- endmacro %}

@@ -62,7 +62,7 @@ arrived as (
     {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  where {{ bloomery._narrow_filter(mapped, entity, state) }}
+  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state) }}
   {%- endif %}
 ),
 {%- endif %}
@@ -95,7 +95,7 @@ typed as (
   {%- else %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  where {{ bloomery._narrow_filter(mapped, entity, state) }}
+  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state) }}
   {%- endif %}
   {%- endif %}
   {%- if not loop.last %}
@@ -230,8 +230,9 @@ from routed
 {#- An incremental batch's rows, read from a mapping's bronze when its verdicts need no `unique`
     rule: a batch row with a source row id is in `touching` already, so the batch test is repeated
     only for the rows without one and this scan does not evaluate it over the whole history. -#}
-{% macro _narrow_filter(mapped, entity, state) -%}
+{% macro _narrow_filter(relation, mapped, entity, state) -%}
   {%- set q = adapter.quote -%}
+  {%- set condition -%}
   ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
      or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
   {%- if entity.dedupe %}
@@ -240,6 +241,31 @@ from routed
        where {% for k in entity.key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
      )
   {%- endif %}
+  {%- endset -%}
+  {{ bloomery.rows_where(relation, condition) }}
+{%- endmacro %}
+
+{#- A WHERE condition selecting the rows of `relation` that meet `condition`. -#}
+{% macro rows_where(relation, condition) -%}
+  {{ return(adapter.dispatch('rows_where', 'bloomery')(relation, condition)) }}
+{%- endmacro %}
+
+{% macro default__rows_where(relation, condition) -%}{{ return(condition) }}{%- endmacro %}
+
+{#- DuckDB: the condition's semi-joins then probe only the few columns they test, in a subquery
+    that returns row ids, and the wide bronze rows are read for those ids alone (an incremental
+    batch over 10M bronze rows: 1.46 s down to 1.23 s). Only a stored table has row ids, and a
+    bronze column named `rowid` would hide them. -#}
+{% macro duckdb__rows_where(relation, condition) -%}
+  {%- set stored = none -%}
+  {%- if execute and relation is not string and relation.external is none -%}
+    {%- set stored = adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) -%}
+  {%- endif -%}
+  {%- if stored is none or not stored.is_table
+        or adapter.get_columns_in_relation(stored) | map(attribute='name') | map('lower') | select('equalto', 'rowid') | list -%}
+    {{ return(condition) }}
+  {%- endif -%}
+  {{ return('rowid in (select rowid from ' ~ stored ~ ' where ' ~ condition ~ ')') }}
 {%- endmacro %}
 
 {#- A mapping's columns by entity column name. -#}
