@@ -21,8 +21,8 @@
   {{ return(bloomery.default__resolve_rejects(source_relation, staged)) }}
 {%- endmacro %}
 
-{% macro databricks__purge_expired(retention_hours, relation) -%}
-  {{ return(bloomery.default__purge_expired(retention_hours, relation)) }}
+{% macro databricks__purge_expired(retention_hours, relation, fresh) -%}
+  {{ return(bloomery.default__purge_expired(retention_hours, relation, fresh)) }}
 {%- endmacro %}
 
 {% macro databricks__mart_data_quality(entities, reconcile) -%}

@@ -215,8 +215,8 @@
 {%- endmacro %}
 
 {#- The whole reject table, rebuilt: this run's diverted rows (first_seen and last_evaluated_at
-    carried over from the snapshot), the snapshot's other rows with the resolve post-hook applied,
-    all of it less what retention purges. -#}
+    carried over from the snapshot), then the snapshot's other rows with the resolve post-hook
+    applied, less what retention purges (this run's own rows are spared, as on other engines). -#}
 {% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
                 pre_hook=['{{ bloomery.spark_snapshot() }}'], post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
@@ -224,11 +224,11 @@
   {%- set mapping = entity.mappings[0] -%}
   {%- set prev = bloomery._spark_prev(this) if is_incremental() else none -%}
 select * from (
-  select * from (
-    {{ bloomery._reject_select(entity, staged, sources, prev) }}
-  ) as fresh
-  {%- if prev is not none %}
-  union all
+  {{ bloomery._reject_select(entity, staged, sources, prev) }}
+) as fresh
+{%- if prev is not none %}
+union all
+select * from (
   select
     {%- for c in bloomery._reject_columns() %}
     {%- if c == 'resolved_at' %}
@@ -249,9 +249,9 @@ select * from (
     select {{ q('_source_row_id') }}, max(case when {{ q('_bloomery_route') }} = 'quarantine' then 1 else 0 end) as diverted
     from {{ staged }} group by {{ q('_source_row_id') }}
   ) as st on st.{{ q('_source_row_id') }} = p.{{ q('_source_row_id') }}
-  {%- endif %}
-) as rebuilt
+) as earlier
 where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
+{%- endif %}
 {%- endmacro %}
 
 {% macro _reject_columns() -%}
@@ -271,7 +271,7 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 
 {#- As a post-hook (no relation) the reject rebuild has already purged; as a run-operation it
     rewrites the table and leaves no statement to run. -#}
-{% macro spark__purge_expired(retention_hours, relation) -%}
+{% macro spark__purge_expired(retention_hours, relation, fresh) -%}
   {%- if relation is not none and execute -%}
     {%- do bloomery._spark_rewrite(relation, 'select * from ' ~ relation ~ ' where ' ~ bloomery._spark_retained(retention_hours)) -%}
   {%- endif -%}

@@ -6,18 +6,29 @@
     Runs as a post-hook of every `<entity>__reject` build, and on demand:
       dbt run-operation bloomery.purge_rejects --args '{entity: order}'
     The clock is the run's start time; the var `bloomery_now` ('YYYY-MM-DD HH:MM:SS') replaces
-    it, for backfills and tests. -#}
-{% macro purge_expired(retention_hours, relation=none) -%}
-  {{ return(adapter.dispatch('purge_expired', 'bloomery')(retention_hours, relation)) }}
+    it, for backfills and tests.
+
+    As a post-hook it spares the rows the build has just diverted (`fresh`: the staged model):
+    bronze delivered long ago and judged for the first time must still be in the reject table
+    when the run ends, or the run would account for a row it no longer holds. They age out from
+    the next run on. -#}
+{% macro purge_expired(retention_hours, relation=none, fresh=none) -%}
+  {{ return(adapter.dispatch('purge_expired', 'bloomery')(retention_hours, relation, fresh)) }}
 {%- endmacro %}
 
-{% macro default__purge_expired(retention_hours, relation) -%}
+{% macro default__purge_expired(retention_hours, relation, fresh) -%}
   {%- set target_relation = relation if relation is not none else this -%}
   {%- set q = adapter.quote -%}
   {%- set cutoff = bloomery.clock() - modules.datetime.timedelta(hours=retention_hours) -%}
   {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
 delete from {{ target_relation }}
 where coalesce({{ q('resolved_at') }}, {{ q('last_seen') }}) < cast({{ bloomery.string_literal(cutoff.strftime('%Y-%m-%d %H:%M:%S')) }} as {{ ts }})
+{%- if fresh is not none %}
+  and not exists (
+    select 1 from {{ fresh }} as f
+    where f.{{ q('_bloomery_route') }} = 'quarantine' and f.{{ q('_source_row_id') }} = {{ target_relation }}.{{ q('_source_row_id') }}
+  )
+{%- endif %}
 {%- endmacro %}
 
 {% macro purge_rejects(entity) -%}

@@ -187,7 +187,7 @@ def _reject_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
     source = entity["mappings"][0]["source"]
     hook = "{{ bloomery.resolve_rejects(" + literal(source) + ", ref(" + staged + ")) }}"
-    purge = "{{ bloomery.purge_expired(" + str(entity["quarantine"]["retention_hours"]) + ") }}"
+    purge = "{{ bloomery.purge_expired(" + str(entity["quarantine"]["retention_hours"]) + ", none, ref(" + staged + ")) }}"
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail", post_hook=[hook, purge],
