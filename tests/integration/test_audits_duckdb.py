@@ -75,6 +75,11 @@ def test_mart_keeps_a_history_of_runs(built):
     (("C52", "a@b.cd", "de", "2021-01-01", None, "l1", "2024-01-01 00:00:00", None), "_source_row_id is null"),
     (("C53", "a@b.cd", "de", "2021-01-01", None, "l1", "yesterday-ish", "c-53"), "_ingested_at does not cast to timestamp"),
     (("C54", "a@b.cd", "de", "2021-01-01", None, "l1", "2024-01-01 00:00:00", "c-1"), "_source_row_id claimed by 2 keys"),
+    # deliveries of C5 that lose dedupe to c-5b: bad metadata is bad on a loser too (a NULL
+    # `_ingested_at` sorts last, so it would always lose quietly)
+    (("C5", "a@b.cd", "be", "2021-01-01", None, "l1", None, "c-55"), "_ingested_at is null"),
+    (("C5", "a@b.cd", "be", "2021-01-01", None, None, "2023-12-01 00:00:00", "c-56"), "_load_id is null"),
+    (("C5", "a@b.cd", "be", "2021-01-01", None, "l1", "2023-12-01 00:00:00", None), "_source_row_id is null"),
 ])
 def test_ingestion_metadata_audit_blocks_publication(tmp_path, bad_row, problem):
     project = DuckProject(tmp_path)
@@ -86,6 +91,27 @@ def test_ingestion_metadata_audit_blocks_publication(tmp_path, bad_row, problem)
         assert result.statuses[node] == "skipped", node
     stored = project.rows("select * from main_dbt_test__audit.customer_ingestion_metadata")
     assert [r["problem"] for r in stored] == [problem] * len(stored) and stored
+
+
+def test_rows_diverted_past_their_retention_are_kept_until_the_next_run(tmp_path):
+    """Bronze delivered long before the run: its diverted rows are already older than the
+    customer's 30-day retention. The build that diverts them keeps them (the reject table and the
+    conservation audit account for them); the next build, which does not judge them again,
+    purges them."""
+    project = DuckProject(tmp_path)
+    load(project)
+    assert project.compile() == 0
+    later = ("--vars", "{bloomery_now: '2030-01-01 00:00:00'}")
+    result = project.dbt("build", *later)
+    assert result.statuses["customer_conservation"] == "pass"
+    rejects = "select _source_row_id from main.customer__reject where resolved_at is null"
+    assert {r[0] for r in project.query(rejects)} == {"c-3", "c-4", "c-8", "c-9b"}
+    new = [("C60", "c60@example.com", "de", "2021-01-01", None, "l3", "2024-03-01 00:00:00", "c-60")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], new, append=True)
+    result = project.dbt("build", *later)
+    assert result.statuses["customer_conservation"] == "pass"
+    assert project.query(rejects) == []
+    assert project.query("select count(*) from main.customer where _source_row_id = 'c-60'")[0][0] == 1
 
 
 def test_conservation_audit_fails_when_a_row_goes_missing(built):
