@@ -17,6 +17,14 @@
   {%- endif -%}
   {%- for step in column.steps -%}
     {%- set next = bloomery.transform_step(ns.value, step, safe) -%}
+    {%- if safe and step.op == 'json_path' and step.get('text') -%}
+      {#- the same for a document a `json_path` step parses: NULL and a coercion failure -#}
+      {%- set malformed = bloomery.json_malformed(ns.value) | trim -%}
+      {%- if malformed -%}
+        {%- set next = 'case when ' ~ malformed ~ ' then null else ' ~ next ~ ' end' -%}
+        {%- do failures.append('(' ~ malformed ~ ')') -%}
+      {%- endif -%}
+    {%- endif -%}
     {%- if (step.op == 'cast' and step.get('marker', true)) or step.op in ('parse_format', 'multiply', 'divide', 'round') -%}
       {%- do failures.append('(' ~ ns.value ~ ' is not null and ' ~ next ~ ' is null)') -%}
     {%- endif -%}

@@ -104,3 +104,33 @@ def test_replay_rejudges_without_aborting(built):
     assert built.query("select count(*) from main.order_item__reject where resolved_at is null") == before
     built.dbt("build")
     placed(built)
+
+
+def test_a_json_path_step_on_a_document_that_does_not_parse_gives_null(tmp_path):
+    """A `json_path` transform parses its input; a bronze text that is not JSON gives NULL, which
+    the rules then judge (here `not_null`), instead of aborting the run."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "model.yaml").write_text(
+        "spec_version: 1\nentities:\n  item:\n    grain: one row per item\n    key: [item_id]\n"
+        "    fields: {item_id: {type: string}, meta: {type: variant}, nested: {type: variant}}\n"
+        "    quarantine: {retention: 30d}\n")
+    (specs / "map.yaml").write_text(
+        "mapping_version: 1\nsource: raw__items\ntarget: item\nkey: {item_id: {from: \"$.id\"}}\n"
+        "fields:\n"
+        "  meta:\n    from: \"$.payload\"\n    transform: [{json_path: \"$.a\"}]\n"
+        "    quality: [{rule: not_null, on_fail: quarantine}]\n"
+        "  nested: {from: \"$.doc\", transform: [{json_path: \"$.a\"}, {json_path: \"$.b\"}]}\n"
+        "unmapped: [\"$._load_id\", \"$._ingested_at\", \"$._source_row_id\"]\n")
+    project = DuckProject(tmp_path, specs)
+    columns = ["id", "payload", "doc", "_load_id", "_ingested_at", "_source_row_id"]
+    project.write_bronze("raw__items", columns, [
+        ("i1", '{"a": 1}', '{"a": {"b": 2}}', "l1", "2024-01-01 00:00:00", "r1"),
+        ("i2", "{oops", '{"a": {"b": 2}}', "l1", "2024-01-01 00:00:00", "r2"),
+        ("i3", '{"a": 1}', "not json", "l1", "2024-01-01 00:00:00", "r3"),
+    ])
+    assert project.compile() == 0
+    project.dbt("build")
+    kept = {r[0]: (r[1], r[2]) for r in project.query("select item_id, cast(meta as varchar), cast(nested as varchar) from main.item")}
+    assert kept == {"i1": ("1", "2"), "i3": ("1", None)}
+    assert project.query("select _source_row_id, failed_rules from main.item__reject") == [("r2", ["meta_not_null"])]

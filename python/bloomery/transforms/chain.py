@@ -208,7 +208,8 @@ def _json_path(t, args):
     _need(t, ("variant", "string"), "json_path")
     if not re.fullmatch(r"\$(\.[A-Za-z_][A-Za-z0-9_]*)+", args[0]):
         raise ChainError(None, f"`json_path` path {args[0]!r} is not of the form $.a.b")
-    return VARIANT, {"op": "json_path", "path": args[0]}
+    # `text`: the input is a document still to be parsed, which may not parse (a variant already did)
+    return VARIANT, {"op": "json_path", "path": args[0], "text": t.name == "string"}
 
 
 def _round(t, args):
