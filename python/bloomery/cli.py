@@ -5,7 +5,7 @@
   bloomery plan    --new DIR [--old DIR | --against-compiled OUT] [--format text|json] [--fail-on-breaking]
   bloomery report  [--project-dir DIR] [--profiles-dir DIR] [--target T] [--specs DIR] [--out FILE]
 
-Exit codes: 0 clean, 1 the specs were refused (every error listed, sorted by location),
+Exit codes: 0 clean, 1 the specs were refused (the errors of the first stage that fails, sorted by location),
 2 bloomery itself failed (a bug: please report it with the spec that caused it),
 3 `plan --fail-on-breaking` found a breaking change. `report` exits 1 when dbt could not read the warehouse.
 """
@@ -37,9 +37,16 @@ def _report_errors(exc: BloomeryError, fmt: str) -> int:
 
 
 def cmd_check(args) -> int:
+    from .emit.dbt import refuse_unsupported
     try:
         project = check_project(Path(args.specs))
     except BloomeryError as exc:
+        return _report_errors(exc, args.format)
+    try:
+        refuse_unsupported(project)
+    except BloomeryError as exc:
+        for error in _errors_of(exc):
+            project.relocate(error)
         return _report_errors(exc, args.format)
     rules = sum(len(e["rules"]) for e in project.entities.values())
     if args.format == "json":
@@ -104,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bloomery {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    check = sub.add_parser("check", help="validate a spec tree; exit 1 with every error listed")
+    check = sub.add_parser("check", help="validate a spec tree; exit 1 with the errors found, sorted by location")
     check.add_argument("--specs", required=True, help="folder holding the spec files")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=cmd_check)

@@ -498,6 +498,23 @@ class _Compiler:
                                "nor an ingestion metadata column (_load_id, _ingested_at, _source_row_id)",
                                f"did you mean `{close[0]}`?" if close else None)
 
+        for i, expr in enumerate(entity.get("partition_by", [])):
+            col, path = _inner(expr), base + ("partition_by", i)
+            if col not in known_columns:
+                close = difflib.get_close_matches(col, known_columns, n=1)
+                self.error(E.GuardrailError, model, path, f"partition column `{col}` is not a column of `{name}`",
+                           f"did you mean `{close[0]}`?" if close else "name one of the entity's fields")
+            elif "(" in expr and col in types:
+                allowed = ("timestamp",) if expr.strip().startswith("hours(") else ("date", "timestamp")
+                if types[col].name not in allowed:
+                    self.error(E.GuardrailError, model, path, f"`{expr}` buckets `{col}` by time, but `{col}` is {types[col]}",
+                               f"partition by `{col}` itself, or bucket a {' or '.join(allowed)} field")
+        if entity.get("scd") == "type2" and len(entity["key"]) > 1:
+            self.error(E.GuardrailError, model, base + ("key",),
+                       f"entity `{name}` is `scd: type2`, kept as a dbt snapshot, which is keyed on one column; "
+                       f"this key has {len(entity['key'])}: {', '.join(entity['key'])}",
+                       "key the entity on one column (build a surrogate key upstream), or use scd: type1")
+
         mapping_irs = []
         rules: list[dict] = []
         generated: list[str] = []

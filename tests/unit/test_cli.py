@@ -76,12 +76,15 @@ def test_whole_process_prints_no_traceback(tmp_path, fmt):
         assert len(json.loads(run.stdout)) == 2
 
 
-def test_compile_reports_an_emit_refusal_with_its_file(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["compile", "check"])
+def test_an_emit_refusal_is_reported_with_its_file(tmp_path, capsys, command):
+    """`convert` runs on no dbt target: `compile` refuses it, and so does `check`, so a CI step
+    that gates on `check` never passes a spec that cannot compile."""
     tree = Tree.copy("shop", tmp_path)
     tree.edit("mapping_order_items.yaml", "transform: [{to_decimal: [12, 4]}]      #",
               "transform: [{to_decimal: [12, 4]}, {convert: EUR}]      #")
-    out = tmp_path / "models"
-    assert main(["compile", "--specs", str(tree.root), "--out", str(out), "--format", "json"]) == 1
+    out = ["--out", str(tmp_path / "models")] if command == "compile" else []
+    assert main([command, "--specs", str(tree.root), *out, "--format", "json"]) == 1
     (error,) = json.loads(capsys.readouterr().out)
     assert error["error"] == "UnsupportedByTarget"
     assert error["file"] == tree.display("mapping_order_items.yaml") and error["line"] >= 1

@@ -24,7 +24,7 @@ YAML_HEADER = f"# {MARKER}: do not edit; change the specs and run `bloomery comp
 
 def render(project: ProjectIR) -> dict[str, str]:
     """file name -> content, for the whole project. Pure and deterministic."""
-    _refuse_unsupported(project)
+    refuse_unsupported(project)
     files: dict[str, str] = {"_bloomery_sources.yml": _sources_yaml(project)}
     entities = _decorate(project)
     for name, entity in entities.items():
@@ -74,7 +74,8 @@ def write(project: ProjectIR, out_dir: Path) -> dict[str, list[str]]:
 
 
 # ----------------------------------------------------------------------------------------------
-def _refuse_unsupported(project: ProjectIR):
+def refuse_unsupported(project: ProjectIR):
+    """What no dbt target can run, whatever the dialect: `check` refuses it too."""
     for entity in project.entities.values():
         for mapping in entity["mappings"]:
             for column in mapping["columns"]:
