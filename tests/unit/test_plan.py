@@ -144,6 +144,16 @@ def test_disposition_changes_not_replayed(pair, old, new):
     assert p.backfill_scope.entities == ["customer"] and p.replay_scope == []
 
 
+@pytest.mark.parametrize("file,old,new", [
+    (CUSTOMERS, "values: [0, 1, 2, 3, 4, 5]", "values: [5, 4, 3, 2, 1, 0, 0]"),
+    (CUSTOMERS, "{rule: range, min: 0, on_fail: quarantine}", '{rule: range, min: "0.00", on_fail: quarantine}'),
+    (ITEMS, "{rule: range, min: 1, max: 999, on_fail: quarantine}", '{rule: range, min: "1.0", max: 999, on_fail: quarantine}'),
+])
+def test_parameters_spelled_differently_are_no_change(pair, file, old, new):
+    """A set's order and repeats, a number's notation: the verdicts are the same, so is the plan."""
+    assert rule_case(pair, file, old, new).changes == []
+
+
 @pytest.mark.parametrize("file,old,new,replay", [
     # in_set gained a member / lost one (pure tightening)
     (CUSTOMERS, "values: [0, 1, 2, 3, 4, 5]", "values: [0, 1, 2, 3, 4, 5, 6]", True),

@@ -546,6 +546,12 @@ def _params(rule: dict, entity: dict) -> dict:
     out (a type change is its own row of the table), except for `coercible`, whose verdict *is*
     the cast: its parameters are the declared type and the chain that casts to it."""
     p = {k: v for k, v in rule.items() if k not in _RULE_META and k != "column_type"}
+    # spellings that judge alike compare alike: a set's order and repeats, a number's notation
+    if rule["rule"] == "in_set":
+        p["values"] = sorted(set(p["values"]), key=lambda v: (type(v).__name__, v))
+    for bound in ("min", "max"):
+        if isinstance(p.get(bound), dict) and p[bound].get("kind") == "number":
+            p[bound] = dict(p[bound], value=format(Decimal(p[bound]["value"]).normalize(), "f"))
     if rule["rule"] == "in_enum":
         p["spellings"] = sorted(_spellings(entity, rule["column"]))
     if rule["rule"] == "coercible":
