@@ -148,6 +148,22 @@ def _string_op(op, *names):
     return lower
 
 
+def _regex_extract(t, args):
+    # a pattern the engine cannot compile, or a group it does not have, would abort every run:
+    # refused here (Python's `re` stands in for the engines' parsers, which accept less, not more)
+    _need(t, ("string",), "regex_extract")
+    pattern, group = args
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as exc:
+        raise ChainError(None, f"`regex_extract` pattern {pattern!r} does not compile: {exc}",
+                         "escape a literal ( [ { \\ with a backslash") from None
+    if not 0 <= group <= groups:
+        raise ChainError(None, f"`regex_extract` asks for group {group}, but {pattern!r} has groups 0 to {groups}",
+                         "use 0 for the whole match, or add a (...) group to the pattern")
+    return STRING, {"op": "regex_extract", "pattern": pattern, "group": group}
+
+
 def _to_int(t, args):
     _need(t, ("string", "int", "decimal", "bool"), "to_int")
     if t.name == "int":
@@ -249,7 +265,7 @@ REGISTRY: dict[str, Signature] = {
     "upper": Signature((), _string_op("upper")),
     "lower": Signature((), _string_op("lower")),
     "split_part": Signature((STR, INT_ARG), _string_op("split_part", "delimiter", "index")),
-    "regex_extract": Signature((STR, INT_ARG), _string_op("regex_extract", "pattern", "group")),
+    "regex_extract": Signature((STR, INT_ARG), _regex_extract),
     "strip_prefix": Signature((STR,), _string_op("strip_prefix", "value")),
     "strip_suffix": Signature((STR,), _string_op("strip_suffix", "value")),
     "concat": Signature((STR,), _string_op("concat", "value")),
