@@ -93,6 +93,15 @@ def test_ingestion_metadata_audit_blocks_publication(tmp_path, bad_row, problem)
     assert [r["problem"] for r in stored] == [problem] * len(stored) and stored
 
 
+def test_a_full_refresh_keeps_the_history_of_runs(tmp_path):
+    project = DuckProject(tmp_path)
+    load(project)
+    assert project.compile() == 0
+    project.dbt("build")
+    project.dbt("build", "--full-refresh")
+    assert project.query("select count(distinct run_id) from main.mart_data_quality")[0][0] == 2
+
+
 def test_rows_diverted_past_their_retention_are_kept_until_the_next_run(tmp_path):
     """Bronze delivered long before the run: its diverted rows are already older than the
     customer's 30-day retention. The build that diverts them keeps them (the reject table and the

@@ -235,8 +235,10 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
     checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
                                f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
                                f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
+    # full_refresh=False: the mart is the history of runs, which a `--full-refresh` of the
+    # entities must not erase (as the reject table's account must not be)
     return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
-                                 unique_key="run_id", on_schema_change="fail", tags=["bloomery"])
+                                 unique_key="run_id", on_schema_change="fail", full_refresh=False, tags=["bloomery"])
             + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
             + ",\n    ".join(checks) + "\n]) }}\n")
 

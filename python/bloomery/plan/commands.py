@@ -4,7 +4,8 @@
    `__staged` node and everything downstream. `__staged` is where rows are judged, so it must
    be in the selection; the reject table is `full_refresh: false` and only takes new rejects
    (and resolves those the new spec now keeps). The quality mart is left out: it keeps one
-   snapshot per run, and a full refresh would erase that history.
+   snapshot per run (it is `full_refresh: false` too), and the snapshot worth keeping is the
+   one the final build takes, after the replays.
 2. Replay, parents first: a child replayed before its parent's rows are back would stay held.
    A child that reaches a replayed parent through unknown_member or flag is rebuilt once every
    such parent has been replayed, and before its own replay if it has one: a full refresh
