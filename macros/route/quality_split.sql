@@ -315,9 +315,9 @@ from routed
 {%- endmacro %}
 
 {#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a
-    load neither the entity nor the reject table has seen (a late load with older timestamps,
-    or a load delivered in parts), or with metadata the audit must see (NULL, uncastable), or
-    judged by a previous run that did not publish its entity (see `pending_batch`): a run killed
+    load neither the entity nor the reject table has seen (a late load with older timestamps;
+    the later part of a load is found only at or after the watermark, docs/design.md), or with
+    metadata the audit must see (NULL, uncastable), or judged by a previous run that did not publish its entity (see `pending_batch`): a run killed
     after its reject table committed and before its entity did has made its load "seen" without
     publishing its kept rows, and the next run must finish it. Re-judging a row is idempotent. -#}
 {% macro _in_batch(state, prefix='') -%}
