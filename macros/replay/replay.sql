@@ -149,16 +149,24 @@
           then {{ bloomery.flag_list([['(superseded)', 'true']]) }} else {{ q('failed_rules') }} end
     where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
       and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} in ('admit', 'superseded'));
+    {{ bloomery._restamp_failing(reject, mapping, outcome, q('_bloomery_outcome') ~ " = 'failing'", now) }}
+  {%- endcall -%}
+{%- endmacro %}
+
+{#- Still-failing rejects take the rules they fail now (`rows`: the re-judged rows, `failing`: the
+    condition on them that says so); a row whose rules did not change is left untouched once it
+    has been evaluated, so a replay with nothing new changes no row. -#}
+{% macro _restamp_failing(reject, mapping, rows, failing, now) -%}
+  {%- set q = adapter.quote -%}
     update {{ reject }}
     set {{ q('last_evaluated_at') }} = {{ now }},
-        {{ q('failed_rules') }} = (select o.{{ q('_quality_flags') }} from {{ outcome }} as o where o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }})
+        {{ q('failed_rules') }} = (select o.{{ q('_quality_flags') }} from {{ rows }} as o where o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }})
     where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
       and exists (
-        select 1 from {{ outcome }} as o
-        where o.{{ q('_bloomery_outcome') }} = 'failing' and o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }}
+        select 1 from {{ rows }} as o
+        where o.{{ failing }} and o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }}
           and ({{ reject }}.{{ q('last_evaluated_at') }} is null or {{ bloomery.flags_text('o.' ~ q('_quality_flags')) }} <> {{ bloomery.flags_text(reject ~ '.' ~ q('failed_rules')) }})
       )
-  {%- endcall -%}
 {%- endmacro %}
 
 {#- A flag column as comparable text (lists do not compare the same way on every engine). -#}
@@ -188,6 +196,15 @@
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set columns = [] -%}
   {%- for c in mapping.raw_columns if c not in ['_load_id', '_ingested_at', '_source_row_id'] -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- set waiting -%}
+    from {{ reject }} as r
+    where r.{{ q('resolved_at') }} is null
+      and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ judged }} where {{ q('_bloomery_route') }} = 'keep')
+      {#- replaying twice before the next build delivers nothing twice -#}
+      and not exists (select 1 from {{ bronze }} as b
+                      where b.{{ q('_load_id') }} = '__replay__' and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
+  {%- endset -%}
+  {%- set redelivered = run_query('select count(*) ' ~ waiting).columns[0].values()[0] | int -%}
   {%- call statement('replay_redeliver') -%}
     insert into {{ bronze }} ({% for c in columns %}{{ q(c) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }})
     select
@@ -197,18 +214,11 @@
       '__replay__',
       {{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S')) }},
       r.{{ q('_source_row_id') }}
-    from {{ reject }} as r
-    where r.{{ q('resolved_at') }} is null
-      and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ judged }} where {{ q('_bloomery_route') }} = 'keep')
-      {#- replaying twice before the next build delivers nothing twice -#}
-      and not exists (select 1 from {{ bronze }} as b
-                      where b.{{ q('_load_id') }} = '__replay__' and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
+    {{ waiting }};
+    {{ bloomery._restamp_failing(reject, mapping, judged, q('_bloomery_route') ~ " = 'quarantine'", bloomery.run_timestamp()) }}
   {%- endcall -%}
-  {%- set counts = run_query('select ' ~ q('_bloomery_route') ~ ', count(*) from ' ~ judged ~ ' group by 1') -%}
-  {%- set report = {'entity': entity, 'redelivered': 0, 'still_failing': 0} -%}
-  {%- for row in counts.rows -%}
-    {%- do report.update({{'keep': 'redelivered', 'quarantine': 'still_failing'}[row[0]]: row[1] | int}) -%}
-  {%- endfor -%}
+  {%- set failing = run_query('select count(*) from ' ~ judged ~ ' where ' ~ q('_bloomery_route') ~ " = 'quarantine'").columns[0].values()[0] | int -%}
+  {%- set report = {'entity': entity, 'redelivered': redelivered, 'still_failing': failing} -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do bloomery.end_transaction('replay_commit') -%}
   {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '__replay__' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
