@@ -24,3 +24,7 @@ def test_hostile_bronze_lands(pg_server, tmp_path):
         "select _source_row_id, failed_rules from main.order_item__reject where resolved_at is null")}
     for sid in (f"i-j{i}" for i in range(len(duck.NOT_JSON))):
         assert "order_id_coercible" in rejected.get(sid, []), (sid, rejected.get(sid))
+
+
+def test_a_json_path_step_on_a_document_that_does_not_parse_gives_null(pg_server, tmp_path):
+    duck.json_path_lands(PgProject(tmp_path, pg_server, duck.json_path_specs(tmp_path)))
