@@ -429,7 +429,8 @@ class _Compiler:
             if v["target"] not in project.entities:
                 continue
             ir = project.entities[v["target"]]
-            source = {"name": v["source"], "entity": v["target"]}
+            source = {"name": v["source"], "entity": v["target"], "entities": [v["target"]]}
+            shared = next((s for s in project.sources if s["name"] == v["source"]), None)
             if "freshness" in v:
                 if not ir["metadata"]:
                     self.error(E.FreshnessWithoutIngestionMetadata, doc, ("freshness",),
@@ -437,7 +438,17 @@ class _Compiler:
                                "`quarantine:` nor `dedupe:`, so bronze need not carry it",
                                "declare dedupe: or quarantine: on the entity, or drop freshness", prefix=self.mapping_label(doc))
                 source["freshness"] = {k: _duration(val) for k, val in v["freshness"].items()}
-            project.sources.append(source)
+            # one bronze relation feeding several entities is one dbt source, with one freshness
+            if shared is None:
+                project.sources.append(source)
+            else:
+                shared["entities"].append(v["target"])
+            if shared is not None and "freshness" in source:
+                if shared.setdefault("freshness", source["freshness"]) != source["freshness"]:
+                    self.error(E.GuardrailError, doc, ("freshness",),
+                               f"`{v['source']}` also feeds entity `{shared['entity']}`, with another freshness; "
+                               "a bronze relation has one freshness", "declare the same freshness on every mapping "
+                               "of this source, or on one of them", prefix=self.mapping_label(doc))
         project.sources.sort(key=lambda s: s["name"])
         # Referential rules may form a cycle: emit cuts it deterministically (docs/design.md).
         project.reconcile = self.reconcile_irs(by_entity)
@@ -546,7 +557,8 @@ class _Compiler:
             authored.add(rule["name"])
             from .rules.expression import ExpressionError, check_expression  # sqlglot: only when needed
             try:
-                checked = check_expression(rule["expr"], known_columns)
+                checked = check_expression(rule["expr"], known_columns,
+                                           [c for c in known_columns if c in types and types[c].name == "bool"])
             except ExpressionError as exc:
                 self.error(E.GuardrailError, model, path + ("expr",), str(exc),
                            "one boolean condition over the entity's own columns, e.g. `discount <= unit_price`")

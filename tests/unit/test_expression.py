@@ -202,3 +202,22 @@ def test_sql_shaped_text_is_refused_or_safe(text):
     except ExpressionError:
         return
     assert_safe_template(checked)
+
+
+@pytest.mark.parametrize("expr, template", [
+    ("NOT is_deleted", "NOT __bloomery_col_0__"),
+    ("a > 0 AND (is_deleted OR b < 1)", "__bloomery_col_0__ > 0 AND (__bloomery_col_1__ OR __bloomery_col_2__ < 1)"),
+])
+def test_a_bool_column_is_a_condition(expr, template):
+    assert check_expression(expr, KNOWN + ["is_deleted"], ["is_deleted"]).template == template
+
+
+def test_a_column_not_declared_bool_is_still_a_value():
+    with pytest.raises(ExpressionError, match="is not a condition"):
+        check_expression("NOT a", KNOWN + ["is_deleted"], ["is_deleted"])
+
+
+def test_the_clock_is_written_as_standard_sql():
+    """`CURRENT_TIMESTAMP()` (sqlglot's default spelling) is no function on DuckDB."""
+    checked = check_expression("a <= current_timestamp AND b <= current_date", KNOWN)
+    assert checked.template == "__bloomery_col_0__ <= CURRENT_TIMESTAMP AND __bloomery_col_1__ <= CURRENT_DATE"

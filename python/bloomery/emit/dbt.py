@@ -271,7 +271,8 @@ def _sources_yaml(project: ProjectIR) -> str:
     tables = []
     for source in project.sources:
         table = {"name": source["name"],
-                 "description": f"Bronze relation read by the mapping of entity `{source['entity']}`."}
+                 "description": "Bronze relation read by the mapping of "
+                                + ", ".join(f"entity `{e}`" for e in source["entities"]) + "."}
         if "freshness" in source:
             table["loaded_at_field"] = "cast(_ingested_at as timestamp)"
             table["freshness"] = {k: v for k, v in sorted(source["freshness"].items())}

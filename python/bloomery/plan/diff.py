@@ -431,8 +431,8 @@ class _Differ:
                      f"assert {ref['kind']} {verb} (an alert: no row moves)", name)
 
     def freshness(self, name):
-        old = {s["name"]: s.get("freshness") for s in self.old.sources if s["entity"] == name}
-        new = {s["name"]: s.get("freshness") for s in self.new.sources if s["entity"] == name}
+        old = {s["name"]: s.get("freshness") for s in self.old.sources if name in s["entities"]}
+        new = {s["name"]: s.get("freshness") for s in self.new.sources if name in s["entities"]}
         for source in sorted(set(old) & set(new)):
             if old[source] != new[source]:
                 self.add(f"entity:{name}", ChangeClass.ADDITIVE, f"freshness of source `{source}` changed", name)

@@ -78,8 +78,9 @@ def column_token(index: int) -> str:
     return f"__bloomery_col_{index}__"
 
 
-def check_expression(expr: str, known_columns: Iterable[str]) -> CheckedExpression:
-    """Check one `expression` rule's `expr` against the entity's columns; raise ExpressionError."""
+def check_expression(expr: str, known_columns: Iterable[str], boolean_columns: Iterable[str] = ()) -> CheckedExpression:
+    """Check one `expression` rule's `expr` against the entity's columns; raise ExpressionError.
+    A column in `boolean_columns` (declared `bool`) is a condition by itself: `NOT is_deleted`."""
     if not isinstance(expr, str):
         raise ExpressionError(f"expr must be a string of SQL, got {type(expr).__name__}")
     if not expr.strip():
@@ -95,14 +96,16 @@ def check_expression(expr: str, known_columns: Iterable[str]) -> CheckedExpressi
 
     tree = _parse_one(expr)
     _refuse_forbidden_nodes(tree)
-    offender = _not_boolean_shaped(tree)
+    known = tuple(known_columns)
+    booleans = set(boolean_columns)
+    offender = _not_boolean_shaped(tree, lambda name: _resolve(name, known) in booleans)
     if offender is not None:
         raise ExpressionError(
             f"`{offender.sql(comments=False)}` is not a condition; an expression rule is built "
             "from comparisons, IN, BETWEEN, IS [NOT] NULL, LIKE/ILIKE and TRUE/FALSE joined by "
-            "AND/OR/NOT: write e.g. `a + b > 0` rather than `a + b`, `flag = TRUE` rather than `flag`"
+            "AND/OR/NOT, and bool columns: write e.g. `a + b > 0` rather than `a + b`"
         )
-    return _template(tree, tuple(known_columns))
+    return _template(tree, known)
 
 
 def _parse_one(expr: str) -> exp.Expression:
@@ -174,20 +177,27 @@ def _is_qualified(node: exp.Expression) -> bool:
     return any(node.args.get(part) for part in ("table", "db", "catalog"))
 
 
-def _not_boolean_shaped(node: exp.Expression) -> exp.Expression | None:
+def _not_boolean_shaped(node: exp.Expression, is_boolean) -> exp.Expression | None:
     """The first part of the tree that is a value where a condition is needed, or None."""
     if isinstance(node, exp.Paren):
-        return _not_boolean_shaped(node.this)
+        return _not_boolean_shaped(node.this, is_boolean)
     if isinstance(node, (exp.And, exp.Or)):
-        return _not_boolean_shaped(node.this) or _not_boolean_shaped(node.expression)
+        return _not_boolean_shaped(node.this, is_boolean) or _not_boolean_shaped(node.expression, is_boolean)
     if isinstance(node, exp.Not):
-        return _not_boolean_shaped(node.this)
+        return _not_boolean_shaped(node.this, is_boolean)
+    if isinstance(node, exp.Column) and not _is_qualified(node) and is_boolean(node.name):
+        return None
     return None if isinstance(node, _PREDICATES) else node
 
 
 def _template(tree: exp.Expression, known: tuple[str, ...]) -> CheckedExpression:
     # Draft tokens first, numbered by tree position; the final numbering follows the order the
     # columns appear in the generated SQL, which is what a reader of the template sees.
+    # the clock functions as standard SQL spells them: sqlglot's default `CURRENT_TIMESTAMP()`
+    # is not DuckDB's (which has no such function with parentheses)
+    for clock in list(tree.find_all(exp.CurrentTimestamp, exp.CurrentDate)):
+        if not clock.args.get("this"):
+            clock.replace(exp.Var(this="CURRENT_TIMESTAMP" if isinstance(clock, exp.CurrentTimestamp) else "CURRENT_DATE"))
     names: list[str] = []
     for column in list(tree.find_all(exp.Column)):
         names.append(_resolve(column.name, known))

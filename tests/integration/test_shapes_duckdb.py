@@ -1,0 +1,81 @@
+"""Spec shapes the reference allows that the shop corpus does not use, built for real on DuckDB:
+one bronze relation feeding two entities, and expression rules over a bool column and the clock."""
+from __future__ import annotations
+
+import pytest
+
+from bloomery.cli import main as bloomery_main
+
+from .harness import DuckProject
+
+pytestmark = pytest.mark.duckdb
+
+MODEL = """\
+spec_version: 1
+entities:
+  sale:
+    grain: one row per sale
+    key: [sale_id]
+    fields: {sale_id: {type: string}, is_test: {type: bool}, sold_at: {type: timestamp}}
+    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}
+    quarantine: {retention: 52w}
+    quality:
+      - {rule: expression, name: real_sale, expr: "NOT is_test", on_fail: flag}
+      - {rule: expression, name: not_in_future, expr: "sold_at <= current_timestamp", on_fail: quarantine}
+  shop:
+    grain: one row per shop
+    key: [shop_id]
+    fields: {shop_id: {type: string}}
+    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}
+"""
+SALES = """\
+mapping_version: 1
+source: pos__sales
+target: sale
+freshness: {warn_after: 1d}
+key: {sale_id: {from: "$.id"}}
+fields:
+  is_test: {from: "$.test", transform: [to_bool]}
+  sold_at: {from: "$.at", transform: [{parse_ts: ISO8601}]}
+unmapped: ["$.shop", "$._load_id", "$._ingested_at", "$._source_row_id"]
+"""
+SHOPS = """\
+mapping_version: 1
+source: pos__sales
+target: shop
+freshness: {warn_after: 1d}
+key: {shop_id: {from: "$.shop"}}
+unmapped: ["$.id", "$.test", "$.at", "$._load_id", "$._ingested_at", "$._source_row_id"]
+"""
+
+
+def specs(tmp_path, shops=SHOPS):
+    root = tmp_path / "specs"
+    root.mkdir()
+    for name, text in {"model.yaml": MODEL, "sales.yaml": SALES, "shops.yaml": shops}.items():
+        (root / name).write_text(text)
+    return root
+
+
+def test_one_bronze_relation_feeds_two_entities_and_bool_and_clock_expressions(tmp_path):
+    project = DuckProject(tmp_path, specs(tmp_path))
+    project.write_bronze("pos__sales", ["id", "test", "at", "shop", "_load_id", "_ingested_at", "_source_row_id"], [
+        ("s1", "false", "2024-01-01 10:00:00", "p1", "l1", "2024-01-01 11:00:00", "r1"),
+        ("s2", "true", "2024-01-01 10:00:00", "p1", "l1", "2024-01-01 11:00:00", "r2"),
+        ("s3", "false", "2999-01-01 00:00:00", "p2", "l1", "2024-01-01 11:00:00", "r3"),
+    ])
+    assert project.compile() == 0
+    sources = (project.dir / "models" / "bloomery" / "_bloomery_sources.yml").read_text()
+    assert sources.count("- name: pos__sales") == 1
+    project.dbt("build")
+    flags = dict(project.query("select sale_id, _quality_flags from main.sale"))
+    assert flags == {"s1": [], "s2": ["real_sale"]}
+    assert project.query("select _source_row_id, failed_rules from main.sale__reject") == [("r3", ["not_in_future"])]
+    assert sorted(r[0] for r in project.query("select shop_id from main.shop")) == ["p1", "p2"]
+
+
+def test_two_freshness_policies_for_one_bronze_relation_are_refused(tmp_path, capsys):
+    root = specs(tmp_path, SHOPS.replace("warn_after: 1d", "warn_after: 2d"))
+    assert bloomery_main(["check", "--specs", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "shops.yaml" in err and "GuardrailError" in err and "one freshness" in err
