@@ -41,7 +41,7 @@ left join right_side as r on {% for i in range(n) %}r.k{{ i }} is not distinct f
   select {% for b in side.by %}{{ q(b) }} as k{{ loop.index0 }}, {% endfor %}{{ value }} as value
   from {{ relation }}
   {%- if side.get('member') %}
-  where {{ q('_source_row_id') }} is not null   {#- not the reserved Unknown member -#}
+  where {{ bloomery.not_the_unknown_member(q(side.member)) }}
   {%- endif %}
   {%- if side.agg %}
   group by {% for b in side.by %}{{ q(b) }}{{ ", " if not loop.last }}{% endfor %}

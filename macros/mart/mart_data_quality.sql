@@ -32,7 +32,7 @@ with run_context as (select 1 as one)
   where 1 = 1
   {%- if e.get('unknown_member') %}
   {#- the reserved Unknown member is no bronze row #}
-    and (coalesce(cast({{ q(e.unknown_member) }} as {{ s }}), '') <> '__unknown__' or {{ q('_source_row_id') }} is not null)
+    and {{ bloomery.not_the_unknown_member(q(e.unknown_member)) }}
   {%- endif %}
   {%- if e.get('scd') == 'type2' %}
     and dbt_valid_to is null

@@ -311,7 +311,12 @@ from routed
 {%- endmacro %}
 
 {% macro not_unknown_member(rule, q) -%}
-  {%- if rule.pairs | length == 1 -%}cast({{ q(rule.pairs[0][1]) }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__'{%- else -%}true{%- endif -%}
+  {%- if rule.pairs | length == 1 -%}{{ bloomery.not_the_unknown_member(q(rule.pairs[0][1])) }}{%- else -%}true{%- endif -%}
+{%- endmacro %}
+
+{#- True unless `expr` (a parent's member column) holds the reserved Unknown member. -#}
+{% macro not_the_unknown_member(expr) -%}
+  coalesce(cast({{ expr }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__', true)
 {%- endmacro %}
 
 {#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a

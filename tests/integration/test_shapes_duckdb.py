@@ -79,3 +79,53 @@ def test_two_freshness_policies_for_one_bronze_relation_are_refused(tmp_path, ca
     assert bloomery_main(["check", "--specs", str(root)]) == 1
     err = capsys.readouterr().err
     assert "shops.yaml" in err and "GuardrailError" in err and "one freshness" in err
+
+
+PARENT_MODEL = """\
+spec_version: 1
+entities:
+  account:
+    grain: one row per account
+    key: [account_id]
+    fields: {account_id: {type: string}, region: {type: string}}
+  txn:
+    grain: one row per transaction
+    key: [txn_id]
+    fields: {txn_id: {type: string}, account_id: {type: string}, amount: {type: int}}
+    quarantine: {retention: 52w}
+    quality:
+      - {rule: referential, via: txn_account, on_missing: unknown_member}
+relationships:
+  - {name: txn_account, from: txn, to: account, via: {account_id: account_id}, cardinality: many_to_one}
+coverage:
+  - {name: every_account_trades, relationship: txn_account, on_fail: flag}
+reconcile:
+  - {name: txns_per_account, left: "count(txn.txn_id) by account_id", right: "count(account.account_id) by account_id", tolerance: "0", on_fail: flag}
+"""
+
+
+def test_an_unknown_member_in_a_parent_without_ingestion_metadata(tmp_path):
+    """The parent has no `_source_row_id`: its Unknown member is told by its key, in the coverage
+    check, the reconcile check and the mart."""
+    root = tmp_path / "specs"
+    root.mkdir()
+    (root / "model.yaml").write_text(PARENT_MODEL)
+    (root / "accounts.yaml").write_text("mapping_version: 1\nsource: core__accounts\ntarget: account\n"
+                                        "key: {account_id: {from: \"$.id\"}}\nfields: {region: {from: \"$.region\"}}\n")
+    (root / "txns.yaml").write_text("mapping_version: 1\nsource: core__txns\ntarget: txn\nkey: {txn_id: {from: \"$.id\"}}\n"
+                                    "fields:\n  account_id: {from: \"$.account\"}\n  amount: {from: \"$.amount\", transform: [to_int]}\n"
+                                    "unmapped: [\"$._load_id\", \"$._ingested_at\", \"$._source_row_id\"]\n")
+    project = DuckProject(tmp_path, root)
+    project.write_bronze("core__accounts", ["id", "region"], [("a1", "eu"), ("a2", "us")])
+    meta = ("l1", "2024-01-01 00:00:00")
+    project.write_bronze("core__txns", ["id", "account", "amount", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("t1", "a1", "5", *meta, "r1"), ("t2", "zz", "7", *meta, "r2")])
+    assert project.compile() == 0
+    result = project.dbt("build")
+    assert result.statuses["every_account_trades_coverage"] == "warn"     # a2 has no transaction
+    assert project.query("select account_id from main.txn where txn_id = 't2'") == [("__unknown__",)]
+    stored = project.query("select * from main.txns_per_account__reconcile where not within_tolerance")
+    # a2 has no transaction; the orphan is on the left only: the member row is no account
+    assert sorted(r[0] for r in stored) == ["__unknown__", "a2"]
+    evaluated = project.query("select rows_evaluated from main.mart_data_quality where entity = 'txn' and rule = '(entity)'")
+    assert evaluated == [(2,)]

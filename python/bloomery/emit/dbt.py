@@ -103,7 +103,7 @@ def _decorate(project: ProjectIR) -> dict[str, dict]:
                 entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
     for c in project.coverage:
         if c["from"] in entities and c["to"] in entities:
-            member = bool(entities[c["to"]].get("unknown_member"))
+            member = entities[c["to"]].get("unknown_member")   # the parent column of its Unknown member
             entities[c["from"]].setdefault("coverage", []).append(dict(c, member=member))
     # Depth-first over child -> parent edges in name order: an edge back onto the stack closes
     # a cycle and is cut, so each cycle is broken deterministically where it reaches its first
@@ -200,7 +200,7 @@ def _reconcile_sql(check: dict, entities: dict) -> str:
     sides = {}
     for side in ("left", "right"):
         entity = entities[check[side]["entity"]]
-        sides[side] = dict(check[side], member=bool(entity.get("unknown_member")))
+        sides[side] = dict(check[side], member=entity.get("unknown_member"))
     check = dict(check, **sides)
     return (SQL_HEADER + "{%- set check = " + literal(check) + " -%}\n"
             + _config(materialized="table", tags=["bloomery"])
@@ -370,7 +370,7 @@ def _audits(entity: dict) -> tuple[list, list]:
                           f"Every `{c['to']}` has at least {c['min']} `{name}` row(s) ({c['on_fail']}).",
                           "error" if c["on_fail"] == "fail" else "warn",
                           parent="{{ ref('" + c["to"] + "') }}", pairs=c["pairs"], min=c["min"],
-                          member=bool(c.get("member"))))
+                          member=c.get("member")))
     if entity["quarantine"]:
         source = entity["mappings"][0]["source"]
         kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
