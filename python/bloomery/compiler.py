@@ -509,6 +509,13 @@ class _Compiler:
                                "nor an ingestion metadata column (_load_id, _ingested_at, _source_row_id)",
                                f"did you mean `{close[0]}`?" if close else None)
 
+        folded: dict[str, str] = {}
+        for fname in fields:
+            first = folded.setdefault(fname.lower(), fname)
+            if first != fname:
+                self.error(E.GuardrailError, model, base + ("fields", fname),
+                           f"fields `{first}` and `{fname}` differ only in case: DuckDB, and every engine for "
+                           "unquoted names, reads them as one column, so one value would be lost", "rename one of them")
         for i, expr in enumerate(entity.get("partition_by", [])):
             col, path = _inner(expr), base + ("partition_by", i)
             if col not in known_columns:
@@ -623,7 +630,10 @@ class _Compiler:
                                 "path": f"{label}.{_fmt((section, col))}"})
         raw = set(read) | {_top(p) for p in v.get("unmapped", [])}
         if quarantine:
-            raw -= {_top(p) for p in quarantine.get("redact", [])}
+            # case-insensitively: on DuckDB (and for unquoted names everywhere) `Notes` is `notes`,
+            # and a redaction that missed a spelling would keep the payload it exists to drop
+            redacted = {_top(p).lower() for p in quarantine.get("redact", [])}
+            raw = {c for c in raw if c.lower() not in redacted}
         return {"source": v["source"], "mapping": f"{v['source']}->{name}", "mapping_version": 1,
                 "columns": columns, "raw_columns": sorted(raw), "read_columns": sorted(read),
                 "unmapped": sorted(_top(p) for p in v.get("unmapped", []))}
@@ -792,7 +802,7 @@ class _Compiler:
         for j, p in enumerate(quarantine.get("redact", [])):
             col = _top(p)
             where = ("entities", name, "quarantine", "redact", j)
-            if col in METADATA and docs:
+            if col.lower() in METADATA and docs:
                 # ingestion metadata is carried through to silver: a published column
                 self.error(E.RedactionConflict, self.model, where,
                            f"`{col}` is ingestion metadata: it is published with `{name}` and identifies the row "
@@ -801,7 +811,7 @@ class _Compiler:
             for doc in docs:
                 v = doc.value
                 reads = {s: _top(spec["from"]) for sec in ("key", "fields") for s, spec in v.get(sec, {}).items()}
-                clash = sorted(f for f, c in reads.items() if c == col)
+                clash = sorted(f for f, c in reads.items() if c.lower() == col.lower())
                 if clash:
                     self.error(E.RedactionConflict, self.model, where,
                                f"redacting bronze column `{col}` would destroy what {self.mapping_label(doc)} reads "

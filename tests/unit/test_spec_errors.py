@@ -303,6 +303,8 @@ CASES: dict[str, Case] = {
     # -- RedactionConflict ---------------------------------------------------------------------
     "redact a column the mapping reads": shop(E.RedactionConflict, [edit(SE, 'redact: ["$.notes"]', 'redact: ["$.notes", "$.email"]')],
                                               SE, "redact:", "entities.customer.quarantine.redact[1]"),
+    "redact a column the mapping reads, spelled in other case": shop(E.RedactionConflict, [edit(SE, 'redact: ["$.notes"]', 'redact: ["$.notes", "$.EMail"]')],
+                                                                     SE, "redact:", "entities.customer.quarantine.redact[1]"),
     "redact ingestion metadata": shop(E.RedactionConflict, [edit(SE, 'redact: ["$.notes"]', 'redact: ["$._load_id"]')],
                                       SE, "redact:", "entities.customer.quarantine.redact[0]"),
     # -- AssertLoweringError -------------------------------------------------------------------
@@ -321,6 +323,8 @@ CASES: dict[str, Case] = {
     "dedupe column unknown": shop(E.GuardrailError, [edit(SE, "{keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n    quarantine: {retention: 90d}\n    quality:\n      - {rule: expression",
                                                           "{keep: latest_by, field: _ingested_at, tie_break: [_loadid]}\n    quarantine: {retention: 90d}\n    quality:\n      - {rule: expression")],
                                   SE, "_loadid", "entities.order_item.dedupe.tie_break[0]"),
+    "fields differing only in case": shop(E.GuardrailError, [edit(SE, "      country: {type: string}\n", "      country: {type: string}\n      Country: {type: string}\n")],
+                                          SE, "Country:", "entities.customer.fields.Country"),
     "partition column unknown": shop(E.GuardrailError, [edit(SE, "    grain: one row per order\n", "    grain: one row per order\n    partition_by: [days(orderd_at)]\n")],
                                      SE, "days(orderd_at)", "entities.order.partition_by[0]"),
     "time bucket of a string column": shop(E.GuardrailError, [edit(SE, "    grain: one row per order\n", "    grain: one row per order\n    partition_by: [days(status)]\n")],
@@ -506,3 +510,11 @@ def test_referential_rules_may_form_a_cycle(tmp_path):
     project = tree.check()
     parents = {n: {r["parent"] for r in e["rules"] if r["rule"] == "referential"} for n, e in project.entities.items()}
     assert "order" in parents["customer"] and "customer" in parents["order"]
+
+
+def test_a_redaction_drops_every_spelling_of_its_column(tmp_path):
+    """DuckDB reads `$.Notes` and `$.notes` as one column: redacting one drops both from `raw`."""
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit(SC, '"$.notes"', '"$.Notes"')
+    raw = tree.check().entities["customer"]["mappings"][0]["raw_columns"]
+    assert "Notes" not in raw and "notes" not in raw
