@@ -429,8 +429,7 @@ class _Compiler:
             if v["target"] not in project.entities:
                 continue
             ir = project.entities[v["target"]]
-            source = {"name": v["source"], "entity": v["target"], "entities": [v["target"]]}
-            shared = next((s for s in project.sources if s["name"] == v["source"]), None)
+            source = {"name": v["source"], "entities": [v["target"]]}
             if "freshness" in v:
                 if not ir["metadata"]:
                     self.error(E.FreshnessWithoutIngestionMetadata, doc, ("freshness",),
@@ -439,16 +438,16 @@ class _Compiler:
                                "declare dedupe: or quarantine: on the entity, or drop freshness", prefix=self.mapping_label(doc))
                 source["freshness"] = {k: _duration(val) for k, val in v["freshness"].items()}
             # one bronze relation feeding several entities is one dbt source, with one freshness
+            shared = next((s for s in project.sources if s["name"] == v["source"]), None)
             if shared is None:
                 project.sources.append(source)
-            else:
-                shared["entities"].append(v["target"])
-            if shared is not None and "freshness" in source:
-                if shared.setdefault("freshness", source["freshness"]) != source["freshness"]:
-                    self.error(E.GuardrailError, doc, ("freshness",),
-                               f"`{v['source']}` also feeds entity `{shared['entity']}`, with another freshness; "
-                               "a bronze relation has one freshness", "declare the same freshness on every mapping "
-                               "of this source, or on one of them", prefix=self.mapping_label(doc))
+                continue
+            if "freshness" in source and shared.setdefault("freshness", source["freshness"]) != source["freshness"]:
+                self.error(E.GuardrailError, doc, ("freshness",),
+                           f"`{v['source']}` also feeds entity `{shared['entities'][0]}`, with another freshness; "
+                           "a bronze relation has one freshness", "declare the same freshness on every mapping "
+                           "of this source, or on one of them", prefix=self.mapping_label(doc))
+            shared["entities"].append(v["target"])
         project.sources.sort(key=lambda s: s["name"])
         # Referential rules may form a cycle: emit cuts it deterministically (docs/design.md).
         project.reconcile = self.reconcile_irs(by_entity)
