@@ -15,6 +15,9 @@
   safe_cast({{ expr }} as {{ bloomery.type_name(type) }})
 {%- endmacro %}
 
+{#- TIMESTAMP_TRUNC takes the part last and unquoted, and a timestamp: a date casts to its midnight. -#}
+{% macro bigquery__time_bucket(expr, bucket) -%}timestamp_trunc(cast({{ expr }} as timestamp), {{ bucket }}){%- endmacro %}
+
 {#- BigQuery reads backslash as an escape inside string literals. -#}
 {% macro bigquery__string_literal(value) -%}
   '{{ (value | string) | replace("\\", "\\\\") | replace("'", "\\'") | replace("\n", "\\n") }}'

@@ -78,10 +78,11 @@
     ranked as (
       select contest.*,
       {%- if ir.dedupe %}
-        row_number() over (
-          partition by {% for k in ir.key %}{{ q(k) }}, {% endfor %}case when {% for k in ir.key %}{{ q(k) }} is null{{ " or " if not loop.last }}{% endfor %} then {{ q('_source_row_id') }} end
-          order by {% for o in ir.dedupe.order %}{{ q(o.column) }} desc nulls last, {% endfor %}{{ q('_source_row_id') }} desc nulls last
-        ) as contest_rank
+        {#- the split's own rank: `_ingested_at` by the timestamp it casts to, as in the pipeline -#}
+        {%- set keys, values = [], [] -%}
+        {%- for k in ir.key %}{% do keys.append(q(k)) %}{% endfor -%}
+        {%- for o in ir.dedupe.order %}{% do values.append(q(o.column)) %}{% endfor %}
+        {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values) }} as contest_rank
       {%- else %}
         1 as contest_rank
       {%- endif %}

@@ -59,7 +59,7 @@ arrived as (
     {%- for c in read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
     {{ q(c) }},
     {%- endfor %}
-    {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
+    {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
   where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state) }}
@@ -113,7 +113,8 @@ touching as (
   where exists (
     select 1 from typed as u
     where {{ bloomery._in_batch(state, 'u.') }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
-    {%- for p in r.get('slice', []) %} and u.{{ q(p) }} is not distinct from typed.{{ q(p) }}{% endfor %}
+    {%- set theirs = bloomery.unique_slice(r, 'u.') %}
+    {%- for mine in bloomery.unique_slice(r, 'typed.') %} and {{ theirs[loop.index0] }} is not distinct from {{ mine }}{% endfor %}
   )
   {%- endfor %}
 ),
@@ -139,7 +140,7 @@ ranked as (
     {%- set keys, order = [], [] -%}
     {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
     {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
-    {{ bloomery._dedupe_rank(keys, order) }} as {{ q('_bloomery_rank') }}
+    {{ bloomery._dedupe_rank(keys, entity.dedupe.order, order) }} as {{ q('_bloomery_rank') }}
   {%- else %},
     1 as {{ q('_bloomery_rank') }}
   {%- endif %}
@@ -203,13 +204,36 @@ from routed
 {%- endmacro %}
 
 {#- Dedupe's rank of a row among the rows of its key: the latest by the dedupe order wins, the
-    source row id breaks ties. A row whose key is incomplete is its own group. -#}
-{% macro _dedupe_rank(keys, order) -%}
+    source row id breaks ties. A row whose key is incomplete is its own group. `order` is the
+    entity's dedupe order (`entity.dedupe.order`), `values` the SQL value of each of its columns. -#}
+{% macro _dedupe_rank(keys, order, values) -%}
   {%- set srid = adapter.quote('_source_row_id') -%}
   row_number() over (
       partition by {% for k in keys %}{{ k }}, {% endfor %}case when {% for k in keys %}{{ k }} is null{{ " or " if not loop.last }}{% endfor %} then {{ srid }} end
-      order by {% for o in order %}{{ o }} desc nulls last, {% endfor %}{{ srid }} desc nulls last
+      order by {% for t in bloomery._dedupe_order_terms(order, values) %}{{ t }}, {% endfor %}{{ srid }} desc nulls last
     )
+{%- endmacro %}
+
+{#- The sort terms of dedupe's order, latest first. `_ingested_at` is bronze text, and as text
+    '2024-01-10T01:00:00' sorts after '2024-01-10 23:00:00': it is ranked by the timestamp it
+    casts to, the cast the ingestion-metadata audit applies. A value that does not cast sorts after
+    every one that does, and among themselves such values go by their text descending: the audit
+    stops any run holding one, but the order stays total. The text term is NULL on castable rows,
+    so two spellings of one instant are still decided by the tie-break columns. A mapped field
+    (even one named by dedupe.field) is already typed. -#}
+{% macro _dedupe_order_terms(order, values) -%}
+  {%- set out = [] -%}
+  {%- for o in order -%}
+    {%- set v = values[loop.index0] -%}
+    {%- if o.metadata and o.column == '_ingested_at' -%}
+      {%- set ts = bloomery.safe_cast(v, {'name': 'timestamp'}) | trim -%}
+      {%- do out.append(ts ~ ' desc nulls last') -%}
+      {%- do out.append('case when ' ~ ts ~ ' is null then ' ~ v ~ ' end desc nulls last') -%}
+    {%- else -%}
+      {%- do out.append(v ~ ' desc nulls last') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {%- endmacro %}
 
 {#- The entity key's values and dedupe's order values, computed from a mapping's bronze row. -#}

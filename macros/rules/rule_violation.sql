@@ -26,7 +26,7 @@
     {{ col }} not in ({% for v in rule['values'] %}{{ v if v is number else bloomery.string_literal(v) }}{{ ", " if not loop.last }}{% endfor %})
   {%- elif kind == 'unique' -%}
     {#- counted among dedupe's survivors only: the rows it drops share the staged relation -#}
-    ({{ col }} is not null and count(*) over (partition by {{ adapter.quote('_bloomery_rank') }} = 1, {% for p in rule.get('slice', []) %}{{ adapter.quote(p) }}, {% endfor %}{{ col }}) > 1)
+    ({{ col }} is not null and count(*) over (partition by {{ adapter.quote('_bloomery_rank') }} = 1, {% for p in bloomery.unique_slice(rule) %}{{ p }}, {% endfor %}{{ col }}) > 1)
   {%- elif kind == 'normalize' -%}{{ bloomery.nfc_normalize(col) }} <> {{ col }}
   {%- elif kind == 'charset' -%}
     {%- set chars = bloomery.codepoint_string(rule.allow if rule.allow is defined else rule.forbid) -%}
@@ -41,6 +41,25 @@
   {%- else -%}{{ exceptions.raise_compiler_error("bloomery.rule_violation: unknown rule kind " ~ kind) }}
   {%- endif -%}
 {%- endmacro %}
+
+{#- The values that delimit a `unique` rule's slice (the entity's `partition_by`), each column
+    read through `prefix`: the column itself, or the start of its time bucket for `days(col)`,
+    `months(col)`, `years(col)` and `hours(col)`, so that two rows of one day share a slice
+    although their timestamps differ. -#}
+{% macro unique_slice(rule, prefix='') -%}
+  {%- set out = [] -%}
+  {%- for p in rule.get('slice', []) -%}
+    {%- set expr = prefix ~ adapter.quote(p.column) -%}
+    {%- do out.append(bloomery.time_bucket(expr, p.bucket) | trim if p.bucket else expr) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The start of the day, month, year or hour `expr` (a date or timestamp) falls in. -#}
+{% macro time_bucket(expr, bucket) -%}
+  {{ return(adapter.dispatch('time_bucket', 'bloomery')(expr, bucket)) }}
+{%- endmacro %}
+{% macro default__time_bucket(expr, bucket) -%}date_trunc('{{ bucket }}', {{ expr }}){%- endmacro %}
 
 {% macro bound_literal(bound, column_type) -%}
   {%- if bound.kind == 'number' -%}{{ bound.value }}

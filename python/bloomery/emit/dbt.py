@@ -98,7 +98,8 @@ def _decorate(project: ProjectIR) -> dict[str, dict]:
     for e in entities.values():
         for r in e["rules"]:
             if r["rule"] == "unique":
-                r["slice"] = list(e.get("partition_by") or [])   # uniqueness holds within a partition
+                # uniqueness holds within a partition: rows of one day for `days(col)`, not one instant
+                r["slice"] = [{"column": c, "bucket": b} for c, b in zip(e["partition_by"], e["partition_buckets"], strict=True)]
             if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
                 entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
     for c in project.coverage:
