@@ -3,6 +3,7 @@
     row with the counts when that does not hold. A type 2 entity is its snapshot: only current
     versions count. -#}
 {% test bloomery_conservation(model, staged, reject, source, current_only=false) %}
+  {%- set current_only = bloomery.argument(current_only) -%}
   {%- set q = adapter.quote -%}
 with survivors as (
   select {{ q('_source_row_id') }}, {{ q('_bloomery_route') }} as route

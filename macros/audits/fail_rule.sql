@@ -3,6 +3,7 @@
     run) and the entity as published so far (a replayed row carries its flags there, long after
     its bronze row left the incremental window). -#}
 {% test bloomery_fail_rule(model, rule, entity, current_only=false) %}
+  {%- set rule, entity, current_only = bloomery.argument(rule), bloomery.argument(entity), bloomery.argument(current_only) -%}
   {%- set q = adapter.quote -%}
   {%- set published = adapter.get_relation(database=model.database, schema=model.schema, identifier=entity) if execute else none -%}
 select {{ bloomery.string_literal(rule) }} as rule, 'this run' as population, {{ q('_source_row_id') }}

@@ -4,6 +4,7 @@
 {#- member: the parent's column holding its Unknown member ('__unknown__'), if it has one; the
     row is told by that value, since a parent without ingestion metadata has no other mark. -#}
 {% test bloomery_coverage(model, parent, pairs, min=1, member=none) %}
+  {%- set pairs, min, member = bloomery.argument(pairs), bloomery.argument(min), bloomery.argument(member) -%}
   {%- set q = adapter.quote -%}
 select
   {%- for pair in pairs %}

@@ -31,11 +31,13 @@ class Dialect:
 #   nfc_normalize         how `normalize` rules test NFC; None: no Unicode normalization
 #   snapshots             dbt snapshots (type 2 entities) run there
 #   flags                 shape of `_quality_flags` / `failed_rules`: an array type or a comma string
+#   identifier_quote      the character dbt's adapter.quote wraps a name in, for the few places
+#                         where dbt reads a name from YAML without quoting it (snapshot keys)
 #   rewrites              how rows already written change: "dml" (DELETE / UPDATE / MERGE) or
 #                         "rebuild" (rewrites through insert overwrite)
 DIALECTS: dict[str, Dialect] = {d.name: d for d in [
     Dialect("default", None, {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "NORMALIZE", "snapshots": True,
-                              "flags": "array", "rewrites": "dml"}),
+                              "flags": "array", "rewrites": "dml", "identifier_quote": '"'}),
     Dialect("duckdb", "default", {"nfc_normalize": "NFC_NORMALIZE"}, sqlglot="duckdb"),
     Dialect("postgres", "default", {"null_on_failure_cast": "pg_input_is_valid guard"}, sqlglot="postgres"),
     Dialect("redshift", "postgres", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": None, "flags": "comma string"},
@@ -43,9 +45,10 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in [
     Dialect("trino", "default", {}, sqlglot="trino"),
     Dialect("snowflake", "default", {"null_on_failure_cast": "TRY_CAST over VARCHAR", "nfc_normalize": None},
             sqlglot="snowflake"),
-    Dialect("bigquery", "default", {"null_on_failure_cast": "SAFE_CAST"}, sqlglot="bigquery"),
+    Dialect("bigquery", "default", {"null_on_failure_cast": "SAFE_CAST", "identifier_quote": "`"}, sqlglot="bigquery"),
     # open-source Spark on parquet: no DML, no snapshot (dbt-spark snapshots need Delta)
-    Dialect("spark", "default", {"nfc_normalize": "ICU4J through reflect()", "snapshots": False, "rewrites": "rebuild"},
+    Dialect("spark", "default", {"nfc_normalize": "ICU4J through reflect()", "snapshots": False, "rewrites": "rebuild",
+                                 "identifier_quote": "`"},
             sqlglot="spark"),
     # Delta tables: DML and snapshots; reflect() is not open to SQL warehouses
     Dialect("databricks", "spark", {"nfc_normalize": None, "snapshots": True, "rewrites": "dml"},
