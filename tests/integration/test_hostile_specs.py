@@ -24,7 +24,7 @@ import yaml
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import DuckProject, PgProject
+from .harness import INTEGRATION, DuckProject, PgProject
 
 SECRET_VAR = "BLOOMERY_HOSTILE_SECRET"
 SECRET = "s3cr3t-value-that-must-not-leak"
@@ -344,3 +344,60 @@ def test_built_as_data_on_duckdb(kind, tmp_path, monkeypatch):
 def test_built_as_data_on_postgres(kind, pg_server, tmp_path, monkeypatch):
     project = PgProject(tmp_path, pg_server)
     check_built(project, kind, build(project, kind, monkeypatch))
+
+
+# -- the reproductions of issue 18, each as it was reported ----------------------------------------
+SCD2 = INTEGRATION / "corpus" / "scd2" / "specs"
+TIER = "ti'er; drop table canary; --"
+
+
+def type2_with_hostile_names(project):
+    """A type 2 entity keyed by a reserved word, with a field named like a statement: the snapshot's
+    unique_key and check_cols reached dbt's SQL unquoted (the second build dropped the canary)."""
+    for f in (project.dir / "specs").iterdir():
+        f.unlink()
+    for f in SCD2.iterdir():
+        text = f.read_text().replace("tier:", f'"{TIER}":').replace("sku:", "select:").replace("key: [sku]", "key: [select]")
+        (project.dir / "specs" / f.name).write_text(text)
+    project.execute("create table main.canary as select 42 as alive")
+    columns = ["sku", "tier", "amount", "_load_id", "_ingested_at", "_source_row_id"]
+    project.write_bronze("erp__prices", columns, [("S1", "std", "10.00", "l1", "2024-01-01 00:00:00", "r-1")])
+    assert project.compile() == 0
+    project.dbt("build")
+    project.write_bronze("erp__prices", columns, [("S1", "std", "12.00", "l2", "2024-01-02 00:00:00", "r-2")], append=True)
+    project.dbt("build")
+    assert project.query("select * from main.canary") == [(42,)]
+    versions = project.rows('select "select", "' + TIER.replace('"', '""') + '" as tier, amount, dbt_valid_to is null as current '
+                            'from main.price order by dbt_valid_from')
+    assert [(v["select"], v["tier"], str(v["amount"]), v["current"]) for v in versions] == [
+        ("S1", "standard", "10.00", False), ("S1", "standard", "12.00", True)]
+
+
+@pytest.mark.duckdb
+def test_type2_snapshot_keys_are_quoted_on_duckdb(tmp_path):
+    type2_with_hostile_names(DuckProject(tmp_path))
+
+
+@pytest.mark.postgres
+def test_type2_snapshot_keys_are_quoted_on_postgres(pg_server, tmp_path):
+    type2_with_hostile_names(PgProject(tmp_path, pg_server))
+
+
+@pytest.mark.duckdb
+def test_an_assert_enum_with_a_quote_warns_instead_of_breaking_the_build(tmp_path, monkeypatch):
+    """`assert: {enum: [ok, "it's"]}` failed the build with `unterminated string literal`."""
+    project = DuckProject(tmp_path)
+    tree = base_tree()
+    _payment(tree)["fields"]["note"]["assert"] = {"enum": ["ok", "it's"]}
+    shutil.rmtree(project.dir / "specs")
+    write_tree(tree, project.dir / "specs")
+    project.write_bronze("crm__accounts", ["acct", "tier", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("c1", "gold", *META, "a1")])
+    project.write_bronze("pay__payments", PAY_COLUMNS, [
+        ("p1", "c1", "a", "it's", "x", "2024-03-01 10:00:00", *META, "s1"),
+        ("p2", "c1", "b", "nope", "y", "2024-03-01 11:00:00", *META, "s2")])
+    assert project.compile() == 0
+    result = project.dbt("build")
+    assert result.statuses["payment_note_enum"] == "warn"   # p2 only: "it's" is one of the values
+    failures = result.result.results
+    assert [r.failures for r in failures if r.node.name == "payment_note_enum"] == [1]
