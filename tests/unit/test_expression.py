@@ -221,3 +221,223 @@ def test_the_clock_is_written_as_standard_sql():
     """`CURRENT_TIMESTAMP()` (sqlglot's default spelling) is no function on DuckDB."""
     checked = check_expression("a <= current_timestamp AND b <= current_date", KNOWN)
     assert checked.template == "__bloomery_col_0__ <= CURRENT_TIMESTAMP AND __bloomery_col_1__ <= CURRENT_DATE"
+
+
+# -- the allow-list (issue 18: specs are data, never code) ------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from bloomery import errors as E  # noqa: E402
+from bloomery.rules.expression import ALLOWED_FUNCTIONS, EXTRACT_FIELDS  # noqa: E402
+from spec_trees import Tree  # noqa: E402
+
+ROW = ["a", "b", "m", "name", "d", "ts", "ds", "flag", "active"]
+
+
+@pytest.mark.parametrize("expr, name", [
+    ("sleep_ms(3000) IS NULL", "sleep_ms"),
+    ("write_log('x') IS NULL", "write_log"),
+    ("pg_terminate_backend(1) IS NULL", "pg_terminate_backend"),
+    ("lo_import('/etc/hostname') > 0", "lo_import"),
+    # the same call buried inside allowed constructs is found as well
+    ("a > 0 OR coalesce(sleep_ms(3000), 0) > 0", "sleep_ms"),
+    ("CASE WHEN a > 0 THEN pg_terminate_backend(1) ELSE 0 END = 0", "pg_terminate_backend"),
+])
+def test_a_function_off_the_list_is_refused_by_name(expr, name):
+    with pytest.raises(ExpressionError) as info:
+        check_expression(expr, ROW)
+    message = str(info.value)
+    assert f"the function `{name}`, which is not allowed" in message
+    # the refusal says what is allowed, and where that is written down
+    assert "abs, cast, ceil, coalesce" in message and "docs/quality-rules.md" in message
+
+
+# Each accepted construct, as a rule would write it; every rendered template was run on DuckDB,
+# PostgreSQL and Spark once by hand with the same answers (see docs/quality-rules.md).
+ACCEPTED = [
+    ("a = 1 AND a <> 2 AND a != 3 AND a < 4 AND a <= 4 AND a > 0 AND a >= 1", None),
+    ("a + b - 1 > a * 2 / 4", "__bloomery_col_0__ + __bloomery_col_1__ - 1 > __bloomery_col_0__ * 2 / 4"),
+    ("-a < 0", "-__bloomery_col_0__ < 0"),
+    ("a % 2 = 0", "MOD(__bloomery_col_0__, 2) = 0"),  # BigQuery has no %, every engine has MOD
+    ("mod(a, 2) = 0", "MOD(__bloomery_col_0__, 2) = 0"),
+    ("(a % 3) % 2 = 0", "MOD((MOD(__bloomery_col_0__, 3)), 2) = 0"),
+    ("a IS NULL OR a IS NOT NULL", None),
+    ("active IS TRUE OR active IS NOT FALSE", None),
+    ("a IS DISTINCT FROM b OR a IS NOT DISTINCT FROM b", None),
+    ("a IN (1, 2) AND a NOT IN (3)", None),
+    ("a BETWEEN 1 AND 2 OR a NOT BETWEEN 3 AND 4", None),
+    ("name LIKE 'x%' OR name NOT LIKE '%y' OR name ILIKE 'Z%'", None),
+    ("CASE WHEN a > 0 THEN 'p' WHEN a < 0 THEN 'n' ELSE 'z' END <> 'q'", None),
+    ("CASE a WHEN 1 THEN 1 ELSE 0 END = 1", None),
+    ("CAST(a AS INT) > 0 AND CAST(a AS BIGINT) > 0 AND CAST(a AS DECIMAL(10, 2)) > 0", None),
+    ("CAST(ds AS DATE) <= current_date AND CAST(ds AS TIMESTAMP) <= current_timestamp", None),
+    ("CAST(flag AS BOOLEAN) = TRUE OR a::int > 0", None),
+    ("DATE '2020-01-01' <= d", "CAST('2020-01-01' AS DATE) <= __bloomery_col_0__"),
+    ("coalesce(a, b, 0) >= 0 AND nullif(a, 0) IS NOT NULL", None),
+    ("ifnull(a, 0) >= 0", "COALESCE(__bloomery_col_0__, 0) >= 0"),
+    ("length(name) > 0 AND char_length(name) > 0", "LENGTH(__bloomery_col_0__) > 0 AND LENGTH(__bloomery_col_0__) > 0"),
+    ("lower(name) <> upper(name)", None),
+    ("trim(name) <> '' AND ltrim(name) <> '' AND rtrim(name) <> ''", None),
+    ("substring(name, 1, 2) = 'ab' OR substr(name, 2) = 'b'", None),
+    ("replace(name, '-', '') <> ''", None),
+    ("name || '!' <> name", "__bloomery_col_0__ || '!' <> __bloomery_col_0__"),
+    ("abs(a) < 10 AND round(m, 2) > 0 AND round(m) > 0 AND floor(m) >= 0 AND ceil(m) > 0", None),
+    ("extract(year from d) >= 2020 AND extract(month from ts) BETWEEN 1 AND 12", None),
+    ("extract(quarter from d) >= 1 AND extract(day from d) >= 1 AND extract(hour from ts) >= 0 "
+     "AND extract(minute from ts) >= 0", None),
+    ("d <= current_date AND ts <= current_timestamp", None),
+]
+
+
+@pytest.mark.parametrize("expr, template", ACCEPTED)
+def test_allowed_constructs_are_accepted(expr, template):
+    checked = check_expression(expr, ROW, ["active"])
+    if template is not None:
+        assert checked.template == template
+    assert_safe_template(checked)
+    # what lands in the SQL calls no function but the listed ones (MOD: the spelling of %)
+    tree = sqlglot.parse_one(checked.render(['"x"'] * len(checked.columns)))
+    assert [f.name for f in tree.find_all(exp.Anonymous)] in ([], ["MOD"], ["MOD", "MOD"])
+
+
+@pytest.mark.parametrize("written, suggested", [
+    ("lenght(name) > 0", "length"),
+    ("lowr(name) = 'x'", "lower"),
+    ("substrng(name, 1, 2) = 'ab'", "substring"),
+    ("coalesec(a, 0) > 0", "coalesce"),
+    ("nulif(a, 0) IS NULL", "nullif"),
+])
+def test_an_unknown_function_close_to_an_allowed_one_gets_did_you_mean(written, suggested):
+    with pytest.raises(ExpressionError, match=rf"did you mean `{suggested}`"):
+        check_expression(written, ROW)
+
+
+def test_no_did_you_mean_without_a_close_name():
+    with pytest.raises(ExpressionError) as info:
+        check_expression("pg_terminate_backend(1) IS NULL", ROW)
+    assert "did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize("expr, fragment", [
+    # functions real rules reach for, without a spelling that means the same on every engine
+    ("concat(name, 'x') = 'ax'", "write `a || b` instead"),
+    ("starts_with(name, 'x')", "LIKE 'prefix%'"),
+    ("greatest(a, b) > 0", "CASE"),
+    ("if(a > 0, 1, 0) = 1", "CASE WHEN"),
+    ("now() > ts", "`current_timestamp`"),
+    ("year(d) = 2020", "EXTRACT(YEAR FROM col)"),
+    ("date_part('year', d) = 2020", "EXTRACT(YEAR FROM col)"),
+    ("try_cast(a AS INT) > 0", "CAST(x AS type)"),
+    ("date_trunc('month', d) = d", "function `date_trunc`"),
+    ("datediff(day, d, ts) > 0", "function `datediff`"),
+    ("regexp_like(name, 'x')", "function `regexp_like`"),
+    # allowed functions in a form some engine reads differently
+    ("trim(name, 'x') <> ''", "write `trim(x)`, `ltrim(x)` or `rtrim(x)`"),
+    ("trim(both 'x' from name) <> ''", "form of `trim`"),
+    ("floor(m, 2) > 0", "write `floor(x)`"),
+    ("replace(name, '-') = 'ab'", "write `replace(x, from, to)`"),
+    ("current_timestamp(3) > ts", "write `current_timestamp`"),
+    ("extract(dow from d) = 1", "EXTRACT takes one of YEAR"),
+    ("extract('year' from d) = 2020", "EXTRACT takes one of YEAR"),
+    ("CAST(a AS VARCHAR) = 'x'", "CAST to `VARCHAR` is not allowed"),
+    ("CAST(a AS TEXT) = 'x'", "CAST to `TEXT` is not allowed"),
+    ("CAST(a AS NUMERIC) > 0", "CAST to `DECIMAL` is not allowed"),
+    ("CAST(a AS DOUBLE) > 0", "CAST to `DOUBLE` is not allowed"),
+    ("a IS 5", "IS compares with NULL, TRUE or FALSE"),
+    # operators off the list
+    ("d + INTERVAL '1' DAY > ts", "(INTERVAL), which is not allowed"),
+    ("name LIKE 'x!%' ESCAPE '!'", "(ESCAPE), which is not allowed"),
+    ("a & 1 = 0", "(BITWISEAND), which is not allowed"),
+    ("a[1] = 0", "(BRACKET), which is not allowed"),
+    ("(a, b) = (1, 2)", "(TUPLE), which is not allowed"),
+    ("a > 1 AS x", "(ALIAS), which is not allowed"),
+    ("a = ANY(ARRAY[1])", "which is not allowed"),
+    ("name SIMILAR TO 'x'", "which is not allowed"),
+])
+def test_constructs_off_the_list_are_refused(expr, fragment):
+    with pytest.raises(ExpressionError) as info:
+        check_expression(expr, ROW)
+    assert fragment in str(info.value)
+
+
+SAMPLE_CALLS = {
+    "abs": "abs(a) > 0", "cast": "CAST(a AS INT) > 0", "ceil": "ceil(m) > 0",
+    "coalesce": "coalesce(a, 0) > 0", "current_date": "d <= current_date",
+    "current_timestamp": "ts <= current_timestamp", "extract": "extract(year from d) > 0",
+    "floor": "floor(m) > 0", "length": "length(name) > 0", "lower": "lower(name) = 'a'",
+    "ltrim": "ltrim(name) = 'a'", "mod": "mod(a, 2) = 0", "nullif": "nullif(a, 0) > 0",
+    "replace": "replace(name, 'a', 'b') = 'b'", "round": "round(m, 1) > 0",
+    "rtrim": "rtrim(name) = 'a'", "substring": "substring(name, 1, 1) = 'a'",
+    "trim": "trim(name) = 'a'", "upper": "upper(name) = 'A'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED_FUNCTIONS))
+def test_every_listed_function_is_accepted_and_parses_to_its_class(name):
+    call = SAMPLE_CALLS[name]
+    assert any(isinstance(n, ALLOWED_FUNCTIONS[name]) for n in sqlglot.parse_one(call).walk())
+    assert_safe_template(check_expression(call, ROW))
+
+
+def test_the_documented_list_is_the_list():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "quality-rules.md").read_text(encoding="utf-8")
+    section = text[text.index("## Entity rules"):text.index("`referential` judges")]
+    documented = set(re.findall(r"`([a-z_]+)`", section.split("Functions:", 1)[1].split("\n\n", 1)[0]))
+    assert documented >= set(ALLOWED_FUNCTIONS)
+    assert documented - set(ALLOWED_FUNCTIONS) <= {"substr", "char_length", "character_length",
+                                                   "ceiling", "ifnull", "nvl"}
+    for field in EXTRACT_FIELDS:
+        assert field in section
+
+
+def test_an_unlisted_function_is_a_located_spec_error(tmp_path):
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit("entity_model.yaml", 'expr: "discount <= unit_price * quantity"', 'expr: "sleep_ms(3000) IS NULL"')
+    (error,) = tree.errors()
+    assert isinstance(error, E.GuardrailError)
+    assert (error.location.file, error.location.line, error.location.path) == (
+        tree.display("entity_model.yaml"), tree.line_of("entity_model.yaml", "sleep_ms"),
+        "entities.order_item.quality[0].expr")
+    assert "`sleep_ms`" in error.message and error.hint
+
+
+_NAMES = ["sleep_ms", "pg_sleep", "lo_import", "write_log", "now", "md5", "concat", "greatest",
+          "date_trunc", "year", "lower", "upper", "length", "trim", "abs", "round", "coalesce",
+          "nullif", "replace", "substring", "mod"]
+_ARG = st.sampled_from(["a", "b", "name", "1", "'x'", "NULL"])
+
+
+@st.composite
+def _calls(draw, depth=2):
+    """`fn(args)`, possibly nested: a shape most random texts never reach."""
+    args = draw(st.lists(_calls(depth - 1) if depth and draw(st.booleans()) else _ARG,
+                         min_size=1, max_size=3))
+    return f"{draw(st.sampled_from(_NAMES))}({', '.join(args)})"
+
+
+_CONDITION = st.builds(lambda left, op, right: f"{left} {op} {right}", _calls(),
+                       st.sampled_from(["=", ">", "<>", "IS", "IS NOT"]),
+                       st.sampled_from(["0", "'x'", "NULL", "a"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_CONDITION, min_size=1, max_size=3).map(" OR ".join))
+def test_whatever_is_accepted_calls_only_listed_functions(text):
+    try:
+        checked = check_expression(text, ROW)
+    except ExpressionError:  # refused: by the list, or as a wrong call of a known function
+        return
+    assert_safe_template(checked)
+    tree = sqlglot.parse_one(checked.render(['"x"'] * len(checked.columns)))
+    allowed = set(ALLOWED_FUNCTIONS.values())
+    for node in tree.walk():
+        if isinstance(node, exp.Anonymous):
+            assert node.name == "MOD"
+        elif isinstance(node, exp.Func) and not isinstance(node, exp.Binary):
+            assert type(node) in allowed | {exp.Case, exp.If}, node.sql()
+
+
+def test_text_the_sql_parser_itself_trips_on_is_refused_as_unparseable():
+    """sqlglot 30 raises AttributeError (not a ParseError) on this; found by the fuzz above."""
+    with pytest.raises(ExpressionError, match="cannot parse expr"):
+        check_expression("INTERVAL -", ROW)
