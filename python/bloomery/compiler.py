@@ -26,7 +26,7 @@ from typing import Any, Callable
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
 from .rules.regex_subset import PortableRegexError, check_portable_regex
-from .spec.documents import SpecDocument, discover, read_document
+from .spec.documents import SpecDocument, discover_specs, read_document
 from .spec.yaml_source import format_path
 from .transforms.chain import NULLIFYING, ChainError, Lowered, lower_chain
 from .transforms.types import SpecType, parse_type, type_problem
@@ -150,10 +150,14 @@ class _Compiler:
             self.sink.add(E.SpecParseError(f"specs directory {self.specs_dir} does not exist",
                                            Location(str(self.specs_dir)), "pass --specs DIR, the folder holding the spec files"))
             return
-        paths = discover(self.specs_dir)
+        def show(path: Path) -> str:
+            return str(path.relative_to(self.specs_dir.parent)) if self.specs_dir.parent != path else str(path)
+
+        # a spec symlinked in from outside the folder is refused here, never read
+        paths, refused = discover_specs(self.specs_dir, show)
+        self.sink.extend(refused)
         for path in paths:
-            display = str(path.relative_to(self.specs_dir.parent)) if self.specs_dir.parent != path else str(path)
-            doc, errs = read_document(path, display)
+            doc, errs = read_document(path, show(path))
             self.sink.extend(errs)
             if doc is None:
                 continue

@@ -36,6 +36,7 @@ class Case:
     path: str              # ... at this spec path
     base: str = "shop"
     occurrence: int = 1    # which line holding the needle, when it is on several
+    says: str = ""         # ... with a message holding this text, when it matters which
 
 
 def edit(file, old, new):
@@ -56,6 +57,14 @@ def shop(error, edits, file, needle, path, occurrence=1):
 
 def full(error, edits, file, needle, path, occurrence=1):
     return Case(error, edits, file, needle, path, "full", occurrence)
+
+
+def jinja(base, edits, file, needle, path):
+    """A name holding a Jinja opener: refused where it is written, saying why (spec strings are data)."""
+    return Case(E.SpecParseError, edits, file, needle, path, base, says="which dbt would run as Jinja")
+
+
+DEDUPE_CUSTOMER = "{keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n    quarantine:\n      retention"
 
 
 def regex(new):
@@ -209,6 +218,72 @@ CASES: dict[str, Case] = {
                       SC, "step: clean@1", "fields.email.transform[1]"),
     "recipe field": shop(E.SpecParseError, [edit(SC, '    from: "$.email"\n', "    recipe: email_from_parts\n")],
                          SC, "recipe:", "fields.email.recipe"),
+    # -- SpecParseError: names are data, never code (issue 18) ---------------------------------
+    "relationship name with {{": jinja("shop", [edit(SE, "{name: item_of_order,", '{name: "{{ x }}",')],
+                                       SE, "{{ x }}", "relationships[1].name"),
+    "relationship name with {%": jinja("shop", [edit(SE, "{name: item_of_order,", '{name: "{% x %}",')],
+                                       SE, "{% x %}", "relationships[1].name"),
+    "relationship name with a quote": shop(E.SpecParseError, [edit(SE, "{name: item_of_order,", "{name: 'item\"of',")],
+                                           SE, "item\"of", "relationships[1].name"),
+    "relationship name with a space": shop(E.SpecParseError, [edit(SE, "{name: item_of_order,", "{name: item of order,")],
+                                           SE, "item of order", "relationships[1].name"),
+    "jinja in relationship from": jinja("shop", [edit(SE, "from: order_item, to: order", 'from: "{{ e }}", to: order')],
+                                        SE, "{{ e }}", "relationships[1].from"),
+    "jinja in relationship via column": jinja("shop", [edit(SE, "via: {order_id: order_id}", 'via: {"{{ a }}": order_id}')],
+                                              SE, "{{ a }}", "relationships[1].via.{{ a }}"),
+    "jinja in relationship via target": jinja("shop", [edit(SE, "via: {order_id: order_id}", 'via: {order_id: "{# b #}"}')],
+                                              SE, "{# b #}", "relationships[1].via.order_id"),
+    "jinja in entity name": jinja("shop", [edit(SE, "  customer:\n", '  "{{ customer }}":\n')],
+                                  SE, "{{ customer }}", "entities.{{ customer }}"),
+    "jinja in field name": jinja("shop", [edit(SE, "country: {type: string}", '"{# c #}": {type: string}')],
+                                 SE, "{# c #}", "entities.customer.fields.{# c #}"),
+    "jinja in entity key": jinja("shop", [edit(SE, "key: [customer_id]", 'key: ["{{ k }}"]')],
+                                 SE, "{{ k }}", "entities.customer.key[0]"),
+    "jinja in renamed_from": jinja("shop", [edit(SE, "country: {type: string}", 'country: {type: string, renamed_from: "{% r %}"}')],
+                                   SE, "{% r %}", "entities.customer.fields.country.renamed_from"),
+    "jinja in dedupe field": jinja("shop", [edit(SE, DEDUPE_CUSTOMER, DEDUPE_CUSTOMER.replace("field: _ingested_at", 'field: "{{ f }}"'))],
+                                   SE, "{{ f }}", "entities.customer.dedupe.field"),
+    "jinja in dedupe tie_break": jinja("shop", [edit(SE, DEDUPE_CUSTOMER, DEDUPE_CUSTOMER.replace("[_load_id]", '["{{ t }}"]'))],
+                                       SE, "{{ t }}", "entities.customer.dedupe.tie_break[0]"),
+    "jinja in grants role": jinja("shop", [edit(SE, "    grants: {select: [analyst]}\n", '    grants: {select: ["{{ role }}"]}\n')],
+                                  SE, "{{ role }}", "entities.customer.grants.select[0]"),
+    "jinja in expression rule name": jinja("shop", [edit(SE, "name: discount_not_exceeding_gross", 'name: "{% n %}"')],
+                                           SE, "{% n %}", "entities.order_item.quality[0].name"),
+    "jinja in referential via": jinja("shop", [edit(SE, "via: order_of_customer, on_missing", 'via: "{{ v }}", on_missing')],
+                                      SE, "{{ v }}", "entities.order.quality[0].via"),
+    "jinja in mapping source": jinja("shop", [edit(SC, "source: crm__customers", 'source: "{{ s }}"')],
+                                     SC, "{{ s }}", "source"),
+    "jinja in mapping target": jinja("shop", [edit(SC, "target: customer", 'target: "{{ t }}"')],
+                                     SC, "{{ t }}", "target"),
+    "jinja in mapping key name": jinja("shop", [edit(SC, 'customer_id: {from: "$.id"', '"{{ k }}": {from: "$.id"')],
+                                       SC, "{{ k }}", "key.{{ k }}"),
+    "jinja in mapping field name": jinja("shop", [edit(SC, "  country:\n", '  "{# f #}":\n')],
+                                         SC, "{# f #}", "fields.{# f #}"),
+    "jinja in partition_by": jinja("full", [edit(FE, 'partition_by: ["days(ordered_at)"]', 'partition_by: ["days({{x}})"]')],
+                                   FE, "{{x}}", "entities.order.partition_by[0]"),
+    "jinja in canonical": jinja("full", [edit(FE, "canonical: credit_limit", 'canonical: "{{ c }}"')],
+                                FE, "{{ c }}", "entities.customer.fields.credit_limit.canonical"),
+    "jinja in reconcile name": jinja("full", [edit(FE, "name: order_total_matches_items", 'name: "{{ r }}"')],
+                                     FE, "{{ r }}", "reconcile[0].name"),
+    "jinja in coverage name": jinja("full", [edit(FE, "name: every_order_has_items", 'name: "{% c %}"')],
+                                    FE, "{% c %}", "coverage[0].name"),
+    "jinja in coverage relationship": jinja("full", [edit(FE, "relationship: item_of_order, on_fail: flag",
+                                                          'relationship: "{{ r }}", on_fail: flag')],
+                                            FE, "{{ r }}", "coverage[0].relationship"),
+    "jinja in catalog vertical": jinja("full", [edit(FCAT, "vertical: retail", 'vertical: "{{ v }}"')],
+                                       FCAT, "{{ v }}", "vertical"),
+    "jinja in catalog field name": jinja("full", [edit(FCAT, "  order_total:\n", '  "{{ n }}":\n')],
+                                         FCAT, "{{ n }}", "canonical_fields.{{ n }}"),
+    "jinja in catalog field entity": jinja("full", [edit(FCAT, "    entity: order\n", '    entity: "{# e #}"\n')],
+                                           FCAT, "{# e #}", "canonical_fields.order_total.entity"),
+    "jinja in catalog recipe id": jinja("full", [edit(FCAT, "    currency: EUR\n  credit_limit:",
+                                                      '    currency: EUR\n    recipes: [{id: "{{ i }}", requires: [net]}]\n  credit_limit:')],
+                                        FCAT, "{{ i }}", "canonical_fields.order_total.recipes[0].id"),
+    "jinja in catalog recipe requires": jinja("full", [edit(FCAT, "    currency: EUR\n  credit_limit:",
+                                                            '    currency: EUR\n    recipes: [{id: gross, requires: ["{% q %}"]}]\n  credit_limit:')],
+                                              FCAT, "{% q %}", "canonical_fields.order_total.recipes[0].requires[0]"),
+    "jinja in date dimension name": jinja("full", [edit(FCAT, "name: dim_date", 'name: "{{ d }}"')],
+                                          FCAT, "{{ d }}", "date_dimension.name"),
     # -- UnknownTransformError -------------------------------------------------------------
     "unknown transform": shop(E.UnknownTransformError, [edit(SC, "transform: [trim, lower]", "transform: [trim, lowr]")],
                               SC, "lowr", f"{CUSTOMERS}.fields.email.transform[1]"),
@@ -448,6 +523,7 @@ def test_one_broken_thing_one_located_error(name, tmp_path):
     assert (loc.file, loc.line, loc.path) == (
         tree.display(case.file), tree.line_of(case.file, case.needle, case.occurrence), case.path), str(error)
     assert error.message and error.hint, f"every refusal says what is wrong and what to do: {error}"
+    assert case.says in error.message, str(error)
 
 
 def test_every_error_class_of_section_5_has_a_case():

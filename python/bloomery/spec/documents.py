@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -72,7 +74,74 @@ def fast_check(schema_file: str):
 
 
 def discover(specs_dir: Path) -> list[Path]:
-    return sorted(p for p in specs_dir.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file())
+    """The spec files under `specs_dir` that may be read (see `discover_specs`); refusals dropped."""
+    return discover_specs(specs_dir)[0]
+
+
+def discover_specs(specs_dir: Path, display=None) -> tuple[list[Path], list[SpecParseError]]:
+    """Every spec file under `specs_dir`, sorted, each real file once; and the refusals.
+
+    Specs are data the user put in one folder, so nothing outside it is read: a symlink (to a
+    file or a folder) whose target resolves outside the resolved spec folder is refused, not
+    followed, since following it would compile (and snapshot) whatever file it names. A symlink
+    that stays inside the tree is followed, and a file reached twice that way is read once (the
+    first path in sorted order), so a link cannot make a document count twice; a link cycle ends
+    at the first folder seen again. `display(path)` names a file in errors (default: the path).
+    """
+    specs_dir = Path(specs_dir)
+    show = display or str
+    root = specs_dir.resolve()
+    found: list[tuple[Path, Path]] = []          # (path under specs_dir, real path)
+    errors: list[SpecParseError] = []
+    walked: set[Path] = set()
+
+    def inside(real: Path) -> bool:
+        return real == root or root in real.parents
+
+    def refuse_link(path: Path, target: Path, what: str):
+        errors.append(SpecParseError(
+            f"this {what} is a symlink to {target}, outside the spec folder {root}: specs are read from "
+            "the spec folder only, so it was not read",
+            Location(show(path), 1, 1, ""),
+            f"copy the {what} into the spec folder (a symlink pointing inside it is fine), "
+            "or point --specs at a folder that holds it"))
+
+    def walk(folder: Path, real: Path):
+        if real in walked:  # a link back to a folder already walked: a cycle or a second way in
+            return
+        walked.add(real)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            errors.append(SpecParseError(f"cannot read the folder: {exc.strerror or exc}",
+                                         Location(show(folder), 1, 1, ""), "check that the folder is readable"))
+            return
+        for entry in entries:
+            path = folder / entry.name
+            is_spec = path.suffix in SPEC_SUFFIXES
+            if entry.is_symlink():
+                target = path.resolve()  # strict=False: a dangling link still names where it points
+                is_dir = target.is_dir()
+                if not inside(target):
+                    if is_dir or is_spec:
+                        refuse_link(path, target, "folder" if is_dir else "file")
+                    continue
+                if is_dir:
+                    walk(path, target)
+                elif is_spec and target.is_file():
+                    found.append((path, target))
+            elif entry.is_dir(follow_symlinks=False):
+                walk(path, real / entry.name)
+            elif is_spec and entry.is_file(follow_symlinks=False):
+                found.append((path, real / entry.name))
+
+    walk(specs_dir, root)
+    paths, read = [], set()
+    for path, real in sorted(found):
+        if real not in read:
+            read.add(real)
+            paths.append(path)
+    return paths, errors
 
 
 def read_document(path: Path, display: str) -> tuple[SpecDocument | None, list[SpecParseError]]:
@@ -256,6 +325,9 @@ def _explain(error, path):
     title = schema.get("title")
     where = format_path(path) or "the document"
     key = path[-1] if path and isinstance(path[-1], str) else None
+    jinja = _jinja_name(error, path)
+    if jinja:
+        return jinja
     if "propertyNames" in error.absolute_schema_path:
         # The offender is the name itself: point at it, not at the map that holds it.
         path = path + (instance,)
@@ -320,6 +392,29 @@ def _explain(error, path):
     if validator == "uniqueItems":
         return f"`{where}` lists the same item twice", "remove the duplicate", path
     return f"{where}: {error.message}", None, path
+
+
+# What dbt renders as Jinja wherever it reads text: the schemas refuse it in every name.
+_JINJA_OPENER = re.compile(r"\{[{%#]")
+
+
+def _jinja_name(error, path):
+    """A name refused because it holds a Jinja opener: say that, whichever grammar caught it (a
+    name's pattern, or the `jinja_opener` guard on names the schema otherwise leaves free)."""
+    if error.validator not in ("pattern", "not") or not isinstance(error.instance, str):
+        return None
+    opener = _JINJA_OPENER.search(error.instance)
+    if not opener:
+        return None
+    if "propertyNames" in error.absolute_schema_path:
+        path = path + (error.instance,)  # the offender is the key itself: point at it
+    hint = "rename it with letters, digits and underscores only"
+    examples = error.schema.get("examples") if isinstance(error.schema, dict) else None
+    names = [f"`{e}`" for e in (examples or [])[:2] if isinstance(e, str)]
+    if names:
+        hint += ", e.g. " + ", ".join(names)
+    return (f"`{_short(error.instance)}` holds `{opener.group()}`, which dbt would run as Jinja: "
+            "a name in a spec is data, never code", hint, path)
 
 
 def _grammar_hint(schema: dict):

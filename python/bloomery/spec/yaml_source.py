@@ -11,6 +11,7 @@ grammar wants integers or strings).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -82,8 +83,14 @@ class YamlDocument:
         return Location(self.file, line, column, text)
 
 
+# The largest spec file read. A generated tree of 200 entities and 2,000 rules keeps its whole
+# entity model in 128 KB, so no real spec comes near 2 MiB; parsing is what a larger file would
+# cost (a 50 MB file took 24 s and 3.4 GB), and the cap is checked before a byte is parsed.
+MAX_SPEC_FILE_BYTES = 2 * 1024 * 1024
+
+
 class _TooLarge(Exception):
-    """The document expands beyond what a spec file can reasonably hold (an alias bomb, say)."""
+    """The document goes beyond a budget of `_Builder`; args: (node, which budget)."""
 
 
 class _Builder:
@@ -113,8 +120,14 @@ class _Builder:
             self.aliased += 1
         else:
             self._seen.add(node_id)
-        if self.nodes > self.MAX_NODES or self.aliased > self.MAX_ALIASED or len(path) > self.MAX_DEPTH:
-            raise _TooLarge(node)
+        # Each budget has its own message: blaming aliases for a file that merely holds many
+        # values sends the user looking for something that is not there.
+        if self.aliased > self.MAX_ALIASED:
+            raise _TooLarge(node, "aliases")
+        if self.nodes > self.MAX_NODES:
+            raise _TooLarge(node, "nodes")
+        if len(path) > self.MAX_DEPTH:
+            raise _TooLarge(node, "depth")
         mark = node.start_mark
         self.marks[path] = (mark.line + 1, mark.column + 1)
         kind = node.__class__
@@ -230,21 +243,42 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[SpecParse
     try:
         value = builder.build(nodes[0], ())
     except (_TooLarge, RecursionError) as exc:
-        node = exc.args[0] if isinstance(exc, _TooLarge) else nodes[0]
-        return None, [SpecParseError(
-            "the document nests too deeply or expands too far (YAML aliases) to be a spec file",
-            Location(file, node.start_mark.line + 1, node.start_mark.column + 1, ""),
-            "write the structure out plainly; spec files need neither deep nesting nor aliases")]
+        node, budget = exc.args if isinstance(exc, _TooLarge) else (nodes[0], "depth")
+        message, hint = _BUDGET_MESSAGES[budget]
+        return None, [SpecParseError(message, Location(file, node.start_mark.line + 1, node.start_mark.column + 1, ""),
+                                     hint)]
     return YamlDocument(file, value, builder.marks), builder.errors
+
+
+_BUDGET_MESSAGES = {
+    "aliases": (f"the document expands too far through YAML aliases (`*name` reuses more than "
+                f"{_Builder.MAX_ALIASED:,} values) to be a spec file",
+                "write the values out instead of reusing them with `&anchor` / `*alias`"),
+    "nodes": (f"the document holds more than {_Builder.MAX_NODES:,} values, more than any spec file needs",
+              "split the specs into several files, or check that this is the file you meant to put here"),
+    "depth": (f"the document nests more than {_Builder.MAX_DEPTH} levels deep, deeper than any spec file needs",
+              "write the structure out plainly; spec keys nest a few levels at most"),
+}
 
 
 def load_yaml_file(path: Path, display: str | None = None):
     file = display or str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            # Read one byte past the cap, never more: the size is judged on what is read, so a
+            # file that grows after a stat (or a device posing as a file) is still bounded.
+            raw = handle.read(MAX_SPEC_FILE_BYTES + 1)
+            size = os.fstat(handle.fileno()).st_size
     except OSError as exc:
         return None, [SpecParseError(f"cannot read the file: {exc.strerror or exc}", Location(file, 1, 1, ""),
                                      "check that the file exists and is readable")]
+    if len(raw) > MAX_SPEC_FILE_BYTES:
+        return None, [SpecParseError(
+            f"the file is {_size(max(size, len(raw)))}, over the {_size(MAX_SPEC_FILE_BYTES)} a spec file may hold; "
+            "it was not parsed",
+            Location(file, 1, 1, ""),
+            "split the specs into several files (one mapping per file), or remove the data "
+            "that does not belong in a spec folder")]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -253,3 +287,8 @@ def load_yaml_file(path: Path, display: str | None = None):
         return None, [SpecParseError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} cannot be decoded ({exc.reason})",
                                      Location(file, line, column, ""), "save the spec file as UTF-8")]
     return load_yaml(text, file)
+
+
+def _size(n: int) -> str:
+    """Bytes as a person reads them, exact enough to compare with the cap: `52,428,800 bytes (50.0 MiB)`."""
+    return f"{n:,} bytes ({n / (1024 * 1024):.1f} MiB)"
