@@ -9,8 +9,9 @@
         rewrites the table without them (`entity_delete_touched`).
       - `<entity>__reject`: `insert_overwrite` of the whole table, rebuilt by its own select from a
         snapshot taken by a pre-hook (`<table>__bloomery_prev`): this run's diverted rows, the
-        earlier rows they do not replace, the resolve post-hook folded in as a CASE and the
-        retention purge as a filter; both post-hooks then render nothing.
+        earlier rows they do not replace, the resolve post-hook folded in as a CASE, the redact
+        post-hook as a CASE on `raw` (a widened `redact` reaches earlier rows) and the retention
+        purge as a filter; those post-hooks then render nothing.
       - `mart_data_quality`: `append` of this run's snapshot (its `run_id` is new every run); a
         pre-hook first rewrites away rows a retried run may have left under the same `run_id`.
       - replay and `purge_rejects` (run-operations) rewrite the entity and the reject table.
@@ -215,8 +216,8 @@
 {%- endmacro %}
 
 {#- The whole reject table, rebuilt: this run's diverted rows (first_seen and last_evaluated_at
-    carried over from the snapshot), then the snapshot's other rows with the resolve post-hook
-    applied, less what retention purges (this run's own rows are spared, as on other engines). -#}
+    carried over from the snapshot), then the snapshot's other rows with the resolve and redact
+    post-hooks applied, less what retention purges (this run's own rows are spared, as on other engines). -#}
 {% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
                 pre_hook=['{{ bloomery.spark_snapshot() }}'], post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
@@ -236,6 +237,9 @@ select * from (
           and p.{{ q('source_relation') }} = {{ bloomery.string_literal(mapping.source) }}
           and st.{{ q('_source_row_id') }} is not null and st.diverted = 0
          then {{ bloomery.run_timestamp() }} else p.{{ q('resolved_at') }} end as {{ q('resolved_at') }}{{ "," if not loop.last }}
+    {%- elif c == 'raw' and entity.quarantine.redact %}
+    case when {{ bloomery.json_has_any_key('p.' ~ q('raw'), entity.quarantine.redact) }}
+         then {{ bloomery.json_without_keys('p.' ~ q('raw'), entity.quarantine.redact) }} else p.{{ q('raw') }} end as {{ q('raw') }}{{ "," if not loop.last }}
     {%- else %}
     p.{{ q(c) }}{{ "," if not loop.last }}
     {%- endif %}

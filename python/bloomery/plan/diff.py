@@ -347,8 +347,11 @@ class _Differ:
         widened = set(b["redact"]) - set(a["redact"])
         narrowed = set(a["redact"]) - set(b["redact"])
         if widened:
+            # restated by the reject model's redact post-hook (macros/reject/redact_rejects.sql),
+            # which the final `dbt build` of every plan runs: no rebuild, no run-operation
             self.add(subject, ChangeClass.RESTATING,
-                     f"redact widened ({_names(widened)}): new reject rows no longer keep them in `raw`", name)
+                     f"redact widened ({_names(widened)}): the next `dbt build` removes them from `raw` of the rows "
+                     f"`{name}__reject` already holds, and new reject rows never keep them", name)
         if narrowed:
             self.add(subject, ChangeClass.ADDITIVE, f"redact narrowed ({_names(narrowed)}): new reject rows keep them", name)
         old_maps = {m["source"]: m for m in o["mappings"]}
