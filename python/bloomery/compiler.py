@@ -613,12 +613,12 @@ class _Compiler:
             "rules": rules,
             "grants": entity.get("grants"),
             "partition_by": [_inner(p) for p in entity.get("partition_by", [])],
+            # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column
+            "partition_buckets": [_bucket(p) for p in entity.get("partition_by", [])],
             "asserts": self.assert_irs(name, entity),
         }
 
     def mapping_ir(self, name, entity, doc, lowered, quarantine) -> dict:
-            # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column
-            "partition_buckets": [_bucket(p) for p in entity.get("partition_by", [])],
         v = doc.value
         label = self.mapping_label(doc)
         columns = []
@@ -1082,10 +1082,6 @@ def _inner(expr: str) -> str:
     return m.group(1) if m else expr.strip()
 
 
-def _hours(retention: str) -> int:
-    return int(retention[:-1]) * RETENTION_HOURS[retention[-1]]
-
-
 # partition_by's bucketing functions (the schema admits these four) -> the date_trunc unit
 _BUCKETS = {"days": "day", "months": "month", "years": "year", "hours": "hour"}
 
@@ -1094,6 +1090,10 @@ def _bucket(expr: str) -> str | None:
     """The time bucket of a partition_by item: "day" for `days(col)`, None for a bare column."""
     m = re.fullmatch(r"\s*(\w+)\((\w+)\)\s*", expr)
     return _BUCKETS[m.group(1)] if m else None
+
+
+def _hours(retention: str) -> int:
+    return int(retention[:-1]) * RETENTION_HOURS[retention[-1]]
 
 
 def _duration(text: str) -> dict:
