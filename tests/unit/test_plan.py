@@ -799,3 +799,10 @@ def test_cli_stale_rename_is_a_refusal(pair, capsys):
     assert bloomery_main(["plan", "--old", str(pair.old.root), "--new", str(pair.new.root), "--format", "json"]) == 1
     (error,) = json.loads(capsys.readouterr().out)
     assert error["error"] == "RenameTargetMissing" and error["stage"] == "plan"
+
+
+def test_a_partition_bucket_changed_is_restating(pair):
+    """`days(ts)` -> `months(ts)`: the column is the same, every `unique` slice moves."""
+    pair.edit(MODEL, 'partition_by: ["days(ordered_at)"]', 'partition_by: ["months(ordered_at)"]')
+    change = only(pair.plan(), "entity:order")
+    assert change.change_class == R and "days(ordered_at)" in change.detail and "months(ordered_at)" in change.detail

@@ -234,9 +234,9 @@ class _Differ:
             nm = self.facts[1]["entities"].get(name, {}).get("materialization")
             if om != nm:
                 self.add(subject, ChangeClass.BREAKING, f"materialization changed: {om} -> {nm}", name)
-        if o["partition_by"] != n["partition_by"]:
+        if _partitions(o) != _partitions(n):
             self.add(subject, ChangeClass.RESTATING,
-                     f"partition_by changed: {_show(o['partition_by'])} -> {_show(n['partition_by'])}", name, backfill=True)
+                     f"partition_by changed: {_show(_partitions(o))} -> {_show(_partitions(n))}", name, backfill=True)
         self.grants(name, o, n)
         self.fields(name, o, n)
         self.mapped_columns(name, o, n)
@@ -697,6 +697,16 @@ def _type(t: dict) -> str:
 
 def _names(items) -> str:
     return ", ".join(f"`{x}`" for x in sorted(items))
+
+
+# the IR keeps a partition's column and its time bucket apart; `days(ts)` -> `months(ts)` moves
+# every `unique` slice, so both count
+_BUCKET_FN = {"day": "days", "month": "months", "year": "years", "hour": "hours"}
+
+
+def _partitions(ir: dict) -> list[str]:
+    buckets = ir.get("partition_buckets") or [None] * len(ir["partition_by"])
+    return [f"{_BUCKET_FN[b]}({c})" if b else c for c, b in zip(ir["partition_by"], buckets)]
 
 
 def _show(v) -> str:
