@@ -1,11 +1,12 @@
 # Two commands do all the set-up on a fresh machine: `make demo` and `make test`.
 PYTHON ?= python3
+SUDO   ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # dbt would try to send usage events; this machine (and many CI runners) has no network for it.
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo test test-spark test-dialects venv pg clean
+.PHONY: demo test test-spark test-dialects venv pg sysdeps clean
 
 $(BIN)/bloomery: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +24,17 @@ pg: venv
 demo: venv
 	$(BIN)/python demo/run_demo.py
 
+## What the suites need from the system, from Debian's packages when missing: headless Chromium
+## (the report's chart is checked in it) and a Java 17 runtime (pyspark). A no-op once present;
+## installing needs root (or sudo) and apt.
+sysdeps:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@command -v java >/dev/null || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+
 ## The full test suite (what CI runs).
-test: venv pg
+test: venv pg sysdeps
 	$(BIN)/python -m pytest -q
 
 ## Spark: the corpora, every rewrite of a parquet table and the regex corpus on a local pyspark
@@ -33,7 +43,7 @@ $(VENV)/.spark-installed: requirements-spark.txt $(BIN)/bloomery
 	$(BIN)/pip install --quiet -r requirements-spark.txt
 	touch $@
 
-test-spark: venv pg $(VENV)/.spark-installed
+test-spark: venv pg sysdeps $(VENV)/.spark-installed
 	$(BIN)/python -m pytest -q -m spark tests/integration
 
 ## Trino, Snowflake, BigQuery, Redshift, Databricks: rendered with the real adapters, parsed by sqlglot.
