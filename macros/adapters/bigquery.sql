@@ -105,9 +105,10 @@
 {#- dbt-bigquery's incremental strategies are merge, insert_overwrite and microbatch: no append, no
     delete+insert. Each write keeps its meaning as a MERGE, chosen here at parse time.
     The entity: its pre-hook has already deleted every row the batch re-judges, so a merge on
-    `_source_row_id` finds no match and only inserts, as append would. -#}
+    `_source_row_id` finds no match and only inserts, as append would (a merged entity's rows are
+    identified with their `_source` too: two relations may reuse a source row id). -#}
 {% macro bigquery__entity_rows(entity, staged) -%}
-  {%- do config(incremental_strategy='merge', unique_key='_source_row_id') -%}
+  {%- do config(incremental_strategy='merge', unique_key=['_source', '_source_row_id'] if entity.mappings | length > 1 else '_source_row_id') -%}
   {{ return(bloomery.default__entity_rows(entity, staged)) }}
 {%- endmacro %}
 
@@ -119,6 +120,6 @@
 {%- endmacro %}
 
 {% macro bigquery__mart_data_quality(entities, reconcile) -%}
-  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'rule']) -%}
+  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'mapping', 'rule']) -%}
   {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
 {%- endmacro %}

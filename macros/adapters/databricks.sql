@@ -6,8 +6,8 @@
     DML (the entity's pre-hook delete, the reject table's merge on reject_id with the resolve and
     purge post-hooks, replay's statements) instead of Spark's parquet rewrites. -#}
 
-{% macro databricks__entity_delete_touched(key, dedupe, staged) -%}
-  {{ return(bloomery.default__entity_delete_touched(key, dedupe, staged)) }}
+{% macro databricks__entity_delete_touched(key, dedupe, staged, merged=false) -%}
+  {{ return(bloomery.default__entity_delete_touched(key, dedupe, staged, merged)) }}
 {%- endmacro %}
 
 {#- delete+insert on reject_id, as a Delta MERGE (every column takes the new row; the select
@@ -26,7 +26,7 @@
 {%- endmacro %}
 
 {% macro databricks__mart_data_quality(entities, reconcile) -%}
-  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'rule']) -%}
+  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'mapping', 'rule']) -%}
   {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
 {%- endmacro %}
 

@@ -182,13 +182,14 @@
 
 {#- The entity's pre-hook: the DELETE of the rows this run re-judges, as a rewrite without them
     (anti joins: a NULL `_source_row_id` or key matches nothing, as in `in` / `exists`). -#}
-{% macro spark__entity_delete_touched(key, dedupe, staged) -%}
+{% macro spark__entity_delete_touched(key, dedupe, staged, merged=false) -%}
   {%- if is_incremental() -%}
     {%- set q = adapter.quote -%}
     {%- set keep -%}
       select t.* from {{ this }} as t
-      left anti join (select distinct {{ q('_source_row_id') }} from {{ staged }}) as d
+      left anti join (select distinct {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %} from {{ staged }}) as d
         on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }}
+        {%- if merged %} and t.{{ q('_source') }} = d.{{ q('_bloomery_source') }}{% endif %}
       {%- if dedupe %}
       left anti join (select distinct {% for k in key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from {{ staged }}) as s
         on {% for k in key %}t.{{ q(k) }} = s.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
@@ -223,6 +224,8 @@
                 pre_hook=['{{ bloomery.spark_snapshot() }}'], post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
+  {#- a merged entity's rows are matched by (bronze relation, source row id) -#}
+  {%- set merged = entity.mappings | length > 1 -%}
   {%- set prev = bloomery._spark_prev(this) if is_incremental() else none -%}
 select * from (
   {{ bloomery._reject_select(entity, staged, sources, prev) }}
@@ -234,7 +237,9 @@ select * from (
     {%- for c in bloomery._reject_columns() %}
     {%- if c == 'resolved_at' %}
     case when p.{{ q('resolved_at') }} is null
+          {%- if not merged %}
           and p.{{ q('source_relation') }} = {{ bloomery.string_literal(mapping.source) }}
+          {%- endif %}
           and st.{{ q('_source_row_id') }} is not null and st.diverted = 0
          then {{ bloomery.run_timestamp() }} else p.{{ q('resolved_at') }} end as {{ q('resolved_at') }}{{ "," if not loop.last }}
     {%- elif c == 'raw' and entity.quarantine.redact %}
@@ -246,13 +251,14 @@ select * from (
     {%- endfor %}
   from {{ prev }} as p
   left anti join (
-    select {{ bloomery.reject_id(mapping.source, q('_source_row_id')) }} as {{ q('reject_id') }}
+    select {{ bloomery.entity_reject_id(entity) }} as {{ q('reject_id') }}
     from {{ staged }} where {{ q('_bloomery_route') }} = 'quarantine'
   ) as redelivered on redelivered.{{ q('reject_id') }} = p.{{ q('reject_id') }}
   left join (
-    select {{ q('_source_row_id') }}, max(case when {{ q('_bloomery_route') }} = 'quarantine' then 1 else 0 end) as diverted
-    from {{ staged }} group by {{ q('_source_row_id') }}
+    select {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}, max(case when {{ q('_bloomery_route') }} = 'quarantine' then 1 else 0 end) as diverted
+    from {{ staged }} group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
   ) as st on st.{{ q('_source_row_id') }} = p.{{ q('_source_row_id') }}
+    {%- if merged %} and st.{{ q('_bloomery_source') }} = p.{{ q('source_relation') }}{% endif %}
 ) as earlier
 where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {%- endif %}
@@ -325,27 +331,30 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
     the reject table (both UPDATEs of the default as CASE expressions). -#}
 {% macro spark__replay_apply(ir, kept, reject, outcome, now) -%}
   {%- set q = adapter.quote -%}
-  {%- set mapping = ir.mappings[0] -%}
+  {#- a merged entity's rows are identified by (bronze relation, source row id) -#}
+  {%- set merged = ir.mappings | length > 1 -%}
   {%- set o_ = q('_bloomery_outcome') -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
-  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_quality_flags')]) -%}
+  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')] + ([q('_source')] if merged else []) + [q('_quality_flags')]) -%}
   {%- set entity_sql -%}
     select {% for c in cols %}t.{{ c }}, {% endfor %}t.{{ q('_quality_ok') }}
     from {{ kept }} as t
-    left anti join (select {{ q('_source_row_id') }} from {{ outcome }} where {{ o_ }} = 'admit') as a
+    left anti join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ outcome }} where {{ o_ }} = 'admit') as a
       on t.{{ q('_source_row_id') }} = a.{{ q('_source_row_id') }}
+      {%- if merged %} and t.{{ q('_source') }} = a.{{ q('_bloomery_source') }}{% endif %}
     {%- if ir.dedupe %}
     left anti join (select {% for k in ir.key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from {{ outcome }} where {{ o_ }} = 'admit') as ak
       on {% for k in ir.key %}t.{{ q(k) }} = ak.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
     {%- endif %}
     union all
-    select {% for c in cols %}{{ c }}, {% endfor %}{{ bloomery.flags_size(q('_quality_flags')) }} = 0
+    select {% for c in cols %}{{ q('_bloomery_source') if c == q('_source') else c }}, {% endfor %}{{ bloomery.flags_size(q('_quality_flags')) }} = 0
     from {{ outcome }}
     where {{ o_ }} = 'admit'
   {%- endset -%}
   {%- do bloomery._spark_rewrite(kept, entity_sql) -%}
-  {%- set open = 'r.' ~ q('resolved_at') ~ ' is null and r.' ~ q('mapping') ~ ' = ' ~ bloomery.string_literal(mapping.mapping) -%}
+  {#- `o` is the outcome of this very row (joined below on bronze relation and source row id) -#}
+  {%- set open = 'r.' ~ q('resolved_at') ~ ' is null and o.' ~ q('_source_row_id') ~ ' is not null' -%}
   {%- set resolved = '(' ~ open ~ ' and o.' ~ o_ ~ " in ('admit', 'superseded'))" -%}
   {%- set superseded = '(' ~ open ~ ' and o.' ~ o_ ~ " = 'superseded')" -%}
   {%- set restamped = '(' ~ open ~ ' and o.' ~ o_ ~ " = 'failing' and (r." ~ q('last_evaluated_at') ~ ' is null or '
@@ -365,8 +374,8 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
       {%- endif %}{{ "," if not loop.last }}
     {%- endfor %}
     from {{ reject }} as r
-    left join (select {{ q('_source_row_id') }}, {{ o_ }}, {{ q('_quality_flags') }} from {{ outcome }}) as o
-      on o.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }}
+    left join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }}, {{ o_ }}, {{ q('_quality_flags') }} from {{ outcome }}) as o
+      on o.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }} and o.{{ q('_bloomery_source') }} = r.{{ q('source_relation') }}
   {%- endset -%}
   {%- do bloomery._spark_rewrite(reject, reject_sql) -%}
 {%- endmacro %}

@@ -8,12 +8,13 @@
     included (a NULL `_ingested_at` sorts last and would otherwise lose quietly); a repeated
     source row id only among the survivors, because a re-delivery of one source row in a later
     load is no fault: two keys claiming it are. The claimed ids are an aggregate rather than a
-    window over every row, so only the few ids claimed twice reach the join. #}
+    window over every row, so only the few ids claimed twice reach the join. A source row is
+    identified within its bronze relation: a merged entity's relations may reuse an id. #}
 with claims as (
-  select {{ q('_source_row_id') }}, count(*) as source_row_claims
+  select {{ q('_bloomery_source') }}, {{ q('_source_row_id') }}, count(*) as source_row_claims
   from {{ model }}
   where {{ q('_bloomery_route') }} <> 'deduped'
-  group by {{ q('_source_row_id') }}
+  group by {{ q('_bloomery_source') }}, {{ q('_source_row_id') }}
   having count(*) > 1
 )
 select
@@ -27,7 +28,8 @@ select
   s.{{ q('_source_row_id') }}, s.{{ q('_load_id') }}, s.{{ q('_ingested_at') }}
 from {{ model }} as s
 left join claims as c
-  on c.{{ q('_source_row_id') }} = s.{{ q('_source_row_id') }} and s.{{ q('_bloomery_route') }} <> 'deduped'
+  on c.{{ q('_source_row_id') }} = s.{{ q('_source_row_id') }} and c.{{ q('_bloomery_source') }} = s.{{ q('_bloomery_source') }}
+     and s.{{ q('_bloomery_route') }} <> 'deduped'
 where s.{{ q('_load_id') }} is null
    or s.{{ q('_ingested_at') }} is null
    or s.{{ q('_source_row_id') }} is null

@@ -6,8 +6,11 @@
     columns. So every count is additive across entities and rules within a run. All rule
     counts come from one aggregate over the rows that fired something.
 
-    entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze}]
-              where kept / reject / bronze are relations (reject may be none).
+    entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze, source}]
+              where kept / reject / bronze are relations (reject may be none). A merged entity
+              has one item per mapping, whose `source` (its bronze relation) selects that
+              mapping's rows of the entity (`_source`) and of the reject table, so its counts
+              add up to the entity's; `source` is absent for a single-mapping entity.
     reconcile [{name, entity, mapping, on_fail, model}]: one row each, on the left side's entity,
               rows_failed = keys not within tolerance. -#}
 {% macro mart_data_quality(entities, reconcile=[]) -%}
@@ -37,6 +40,13 @@ with run_context as (select 1 as one)
   {%- if e.get('scd') == 'type2' %}
     and dbt_valid_to is null
   {%- endif %}
+  {%- if e.get('source') %}
+    and {{ q('_source') }} = {{ bloomery.string_literal(e.source) }}
+  {%- endif %}
+{%- endset %}
+{%- set open_rejects -%}
+  {{ e.reject }} where {{ q('resolved_at') }} is null
+  {%- if e.get('source') %} and {{ q('source_relation') }} = {{ bloomery.string_literal(e.source) }}{% endif %}
 {%- endset %},
 {#- the rule counts read only the rows that fired something (a reject always has): most kept
     rows fire nothing, and every rule's test over them would find nothing #}
@@ -45,14 +55,14 @@ flagged_{{ n }} as (
     and {{ bloomery.flags_size(q('_quality_flags')) }} > 0
   {%- if e.reject %}
   union all
-  select {{ q('failed_rules') }} from {{ e.reject }} where {{ q('resolved_at') }} is null
+  select {{ q('failed_rules') }} from {{ open_rejects }}
   {%- endif %}
 ),
 counts_{{ n }} as (
   select
     (select count(*) from {{ kept_rows }}) as rows_kept,
     {%- if e.reject %}
-    (select count(*) from {{ e.reject }} where {{ q('resolved_at') }} is null) as rows_quarantined,
+    (select count(*) from {{ open_rejects }}) as rows_quarantined,
     {%- else %}
     0 as rows_quarantined,
     {%- endif %}

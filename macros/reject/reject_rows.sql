@@ -13,12 +13,15 @@
 {#- The diverted rows of this run; `existing` is the reject table as it was (none on a first
     build), read for the columns a re-delivery keeps. `first_seen` is the earliest delivery of the
     source row in bronze (`sources`: {bronze relation name: relation}), looked up for the diverted
-    rows alone: a window over every staged row would cost the whole batch for a few rows. -#}
+    rows alone: a window over every staged row would cost the whole batch for a few rows.
+    A merged entity's row names its own mapping and bronze relation (`_bloomery_mapping`,
+    `_bloomery_source`), and its source row is looked up in that relation alone. -#}
 {% macro _reject_select(entity, staged, sources, existing) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
+  {%- set merged = entity.mappings | length > 1 -%}
   {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
-  {%- set id = bloomery.reject_id(mapping.source, 's.' ~ q('_source_row_id')) -%}
+  {%- set id = bloomery.entity_reject_id(entity, 's.') -%}
 with diverted as (
   select
     {{ id }} as {{ q('reject_id') }},
@@ -28,22 +31,34 @@ with diverted as (
 ),
 first_seen as (
   select {{ q('_source_row_id') }}, min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) as {{ q('first_seen') }}
+  {%- if merged %}, {{ q('_bloomery_source') }}{% endif %}
   from (
-  {%- for relation in sources.values() %}
-    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }} from {{ relation }}
+  {%- for name, relation in sources.items() %}
+    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }}{% if merged %}, {{ bloomery.string_literal(name) }} as {{ q('_bloomery_source') }}{% endif %} from {{ relation }}
+    {%- if merged %}
+    where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted where {{ q('_bloomery_source') }} = {{ bloomery.string_literal(name) }})
+    {%- endif %}
     {%- if not loop.last %}
     union all
     {%- endif %}
   {%- endfor %}
   ) as bronze
+  {%- if not merged %}
   where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted)
-  group by {{ q('_source_row_id') }}
+  {%- endif %}
+  group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
 )
 select
   d.{{ q('reject_id') }},
+  {%- if merged %}
+  d.{{ q('_bloomery_source') }} as {{ q('source_relation') }},
+  d.{{ q('_bloomery_mapping') }} as {{ q('mapping') }},
+  case{% for m in entity.mappings %} when d.{{ q('_bloomery_mapping') }} = {{ bloomery.string_literal(m.mapping) }} then {{ m.mapping_version }}{% endfor %} end as {{ q('mapping_version') }},
+  {%- else %}
   {{ bloomery.string_literal(mapping.source) }} as {{ q('source_relation') }},
   {{ bloomery.string_literal(mapping.mapping) }} as {{ q('mapping') }},
   {{ mapping.mapping_version }} as {{ q('mapping_version') }},
+  {%- endif %}
   d.{{ q('_quality_flags') }} as {{ q('failed_rules') }},
   {{ bloomery.json_object(entity.key, 'd.') }} as {{ q('key_values') }},
   d.{{ q('_bloomery_raw') }} as {{ q('raw') }},
@@ -64,6 +79,7 @@ select
   {%- endif %}
 from diverted as d
 left join first_seen as f on f.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }}
+  {%- if merged %} and f.{{ q('_bloomery_source') }} = d.{{ q('_bloomery_source') }}{% endif %}
 {%- if existing is not none %}
 left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
 {%- endif %}
@@ -76,6 +92,20 @@ left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set rid = 'cast(' ~ source_row_id ~ ' as ' ~ s ~ ')' -%}
   {{ bloomery.sha256_hex(bloomery.string_literal('S' ~ (source_relation | length) ~ ':' ~ source_relation ~ 'S') ~ ' || cast(length(' ~ rid ~ ') as ' ~ s ~ ") || ':' || " ~ rid) }}
+{%- endmacro %}
+
+{#- The reject_id of a staged row (`prefix`: its alias with a dot): a merged entity's row hashes
+    its own bronze relation, so the same source row id in two relations is two reject rows. -#}
+{% macro entity_reject_id(entity, prefix='') -%}
+  {%- set q = adapter.quote -%}
+  {%- if entity.mappings | length == 1 -%}
+    {{ return(bloomery.reject_id(entity.mappings[0].source, prefix ~ q('_source_row_id'))) }}
+  {%- endif -%}
+  {%- set out = ['case ' ~ prefix ~ q('_bloomery_source')] -%}
+  {%- for m in entity.mappings -%}
+    {%- do out.append('when ' ~ bloomery.string_literal(m.source) ~ ' then ' ~ bloomery.reject_id(m.source, prefix ~ q('_source_row_id'))) -%}
+  {%- endfor -%}
+  {{ return(out | join(' ') ~ ' end') }}
 {%- endmacro %}
 
 {% macro sha256_hex(expr) -%}
@@ -92,13 +122,29 @@ left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('
 {%- endmacro %}
 
 {#- Post-hook: an unresolved reject whose source row was re-judged in this run and not diverted
-    again (its key has a newer winner, or the row now passes) is resolved. Nothing is deleted. -#}
+    again (its key has a newer winner, or the row now passes) is resolved. Nothing is deleted.
+    `source_relation` is the entity's bronze relation, or the list of them for a merged entity,
+    whose rows are matched by (bronze relation, source row id). -#}
 {% macro resolve_rejects(source_relation, staged) -%}
   {{ return(adapter.dispatch('resolve_rejects', 'bloomery')(source_relation, staged)) }}
 {%- endmacro %}
 
 {% macro default__resolve_rejects(source_relation, staged) -%}
   {%- set q = adapter.quote -%}
+  {%- if source_relation is not string -%}
+update {{ this }}
+set {{ q('resolved_at') }} = {{ bloomery.run_timestamp() }}
+where {{ q('resolved_at') }} is null
+  and exists (
+    select 1 from {{ staged }} as s
+    where s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }} and s.{{ q('_bloomery_source') }} = {{ this }}.{{ q('source_relation') }}
+  )
+  and not exists (
+    select 1 from {{ staged }} as s
+    where s.{{ q('_bloomery_route') }} = 'quarantine' and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
+      and s.{{ q('_bloomery_source') }} = {{ this }}.{{ q('source_relation') }}
+  )
+  {%- else -%}
 update {{ this }}
 set {{ q('resolved_at') }} = {{ bloomery.run_timestamp() }}
 where {{ q('resolved_at') }} is null
@@ -108,6 +154,7 @@ where {{ q('resolved_at') }} is null
     select 1 from {{ staged }} as s
     where s.{{ q('_bloomery_route') }} = 'quarantine' and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
   )
+  {%- endif -%}
 {%- endmacro %}
 
 {% macro run_timestamp() -%}

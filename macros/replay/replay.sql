@@ -16,7 +16,11 @@
     A type 2 entity's history belongs to its dbt snapshot, whose validity columns no merge may
     fill: there, replay writes each passing row back to bronze as a new delivery (its original
     `_source_row_id`, `_load_id = '__replay__'`), and the next `dbt build` admits it and resolves
-    its reject like any re-delivery. -#}
+    its reject like any re-delivery.
+
+    A merged entity's reject rows come from several mappings: each row is rebuilt as a row of the
+    bronze relation it came from and re-judged by the mapping that produced it (its `mapping`),
+    and is identified by (bronze relation, `_source_row_id`), since two relations may reuse an id. -#}
 {% macro replay(entity) -%}
   {{ return(adapter.dispatch('replay', 'bloomery')(entity)) }}
 {%- endmacro %}
@@ -38,8 +42,11 @@
   {%- endif -%}
   {%- set parents = {} -%}
   {%- for r in ir.rules if r.rule == 'referential' -%}{%- do parents.update({r.parent: bloomery._relation(r.parent)}) -%}{%- endfor -%}
-  {%- set mapping = ir.mappings[0] -%}
+  {%- set merged = ir.mappings | length > 1 -%}
   {%- set now = bloomery.run_timestamp() -%}
+  {#- each mapping reads its own reject rows, rebuilt as rows of its bronze relation -#}
+  {%- set sources = {} -%}
+  {%- for mapping in ir.mappings -%}
   {%- set source -%}
   (select
     {%- for c in mapping.raw_columns %}
@@ -52,12 +59,14 @@
   from {{ reject }}
   where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}) as {{ q('_bloomery_replay_source') }}
   {%- endset -%}
+  {%- do sources.update({mapping.source: source}) -%}
+  {%- endfor -%}
   {#- every candidate is judged; the contest against the incumbent is below -#}
   {%- set judged_ir = {} -%}{%- do judged_ir.update(ir) -%}{%- do judged_ir.update({'dedupe': none}) -%}
   {%- set judged = bloomery.scratch_relation('bloomery_replay_judged') -%}
   {%- set outcome = bloomery.scratch_relation('bloomery_replay_outcome') -%}
   {%- call statement('replay_judged') -%}
-    {{ bloomery.create_scratch_table(judged, bloomery.quality_split(judged_ir, {mapping.source: source}, parents, batch=false)) }}
+    {{ bloomery.create_scratch_table(judged, bloomery.quality_split(judged_ir, sources, parents, batch=false)) }}
   {%- endcall -%}
   {%- if ir.scd == 'type2' -%}
     {{ return(bloomery._redeliver(entity, ir, judged, reject)) }}
@@ -65,12 +74,12 @@
   {%- set outcome_sql -%}
     with contest as (
       select {% for k in ir.key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
-             {{ q('_source_row_id') }}, 'candidate' as side
+             {{ q('_source_row_id') }}, {{ q('_bloomery_source') }}, 'candidate' as side
       from {{ judged }}
       {%- if ir.dedupe %}
       union all
       select {% for k in ir.key %}i.{{ q(k) }}, {% endfor %}{% for o in ir.dedupe.order %}i.{{ q(o.column) }}, {% endfor %}
-             i.{{ q('_source_row_id') }}, 'incumbent'
+             i.{{ q('_source_row_id') }}, {% if merged %}i.{{ q('_source') }}{% else %}{{ bloomery.string_literal(ir.mappings[0].source) }}{% endif %}, 'incumbent'
       from {{ kept }} as i
       where exists (select 1 from {{ judged }} as j where {% for k in ir.key %}j.{{ q(k) }} = i.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %})
       {%- endif %}
@@ -82,7 +91,7 @@
         {%- set keys, values = [], [] -%}
         {%- for k in ir.key %}{% do keys.append(q(k)) %}{% endfor -%}
         {%- for o in ir.dedupe.order %}{% do values.append(q(o.column)) %}{% endfor %}
-        {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values) }} as contest_rank
+        {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values, q('_bloomery_source') if merged else none) }} as contest_rank
       {%- else %}
         1 as contest_rank
       {%- endif %}
@@ -97,6 +106,7 @@
     from {{ judged }} as j
     join ranked as r
       on r.side = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
+     and r.{{ q('_bloomery_source') }} = j.{{ q('_bloomery_source') }}
   {%- endset -%}
   {%- call statement('replay_outcome') -%}
     {{ bloomery.create_scratch_table(outcome, outcome_sql) }}
@@ -123,13 +133,21 @@
 
 {% macro default__replay_apply(ir, kept, reject, outcome, now) -%}
   {%- set q = adapter.quote -%}
-  {%- set mapping = ir.mappings[0] -%}
+  {%- set merged = ir.mappings | length > 1 -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
-  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id'), q('_quality_flags'), q('_quality_ok')]) -%}
+  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')] + ([q('_source')] if merged else []) + [q('_quality_flags'), q('_quality_ok')]) -%}
+  {#- an outcome row of this reject row: same bronze relation, same source row id -#}
+  {%- set same_row = 'o.' ~ q('_source_row_id') ~ ' = ' ~ reject ~ '.' ~ q('_source_row_id') ~ ' and o.' ~ q('_bloomery_source') ~ ' = ' ~ reject ~ '.' ~ q('source_relation') -%}
   {%- call statement('replay_admit') -%}
     delete from {{ kept }}
+    {%- if merged %}
+    where exists (select 1 from {{ outcome }} as o
+                  where o.{{ q('_bloomery_outcome') }} = 'admit' and o.{{ q('_source_row_id') }} = {{ kept }}.{{ q('_source_row_id') }}
+                    and o.{{ q('_bloomery_source') }} = {{ kept }}.{{ q('_source') }})
+    {%- else %}
     where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} = 'admit')
+    {%- endif %}
     {%- if ir.dedupe %}
        or exists (select 1 from {{ outcome }} as o
                   where o.{{ q('_bloomery_outcome') }} = 'admit'
@@ -138,34 +156,36 @@
     {%- endif %}
     insert into {{ kept }} ({{ cols | join(', ') }})
     select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
-           {{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
+           {% if merged %}{{ q('_bloomery_source') }}, {% endif %}{{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
     from {{ outcome }}
     where {{ q('_bloomery_outcome') }} = 'admit';
     update {{ reject }}
     set {{ q('resolved_at') }} = {{ now }},
         {{ q('last_evaluated_at') }} = {{ now }},
         {#- an admitted row keeps the rules that once held it, as history -#}
-        {{ q('failed_rules') }} = case when {{ q('_source_row_id') }} in (
-            select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} = 'superseded')
+        {{ q('failed_rules') }} = case when exists (
+            select 1 from {{ outcome }} as o where o.{{ q('_bloomery_outcome') }} = 'superseded' and {{ same_row }})
           then {{ bloomery.flag_list([['(superseded)', 'true']]) }} else {{ q('failed_rules') }} end
-    where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
-      and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} in ('admit', 'superseded'));
-    {{ bloomery._restamp_failing(reject, mapping, outcome, q('_bloomery_outcome') ~ " = 'failing'", now) }}
+    where {{ q('resolved_at') }} is null
+      and exists (select 1 from {{ outcome }} as o where o.{{ q('_bloomery_outcome') }} in ('admit', 'superseded') and {{ same_row }});
+    {{ bloomery._restamp_failing(reject, outcome, q('_bloomery_outcome') ~ " = 'failing'", now) }}
   {%- endcall -%}
 {%- endmacro %}
 
 {#- Still-failing rejects take the rules they fail now (`rows`: the re-judged rows, `failing`: the
     condition on them that says so); a row whose rules did not change is left untouched once it
-    has been evaluated, so a replay with nothing new changes no row. -#}
-{% macro _restamp_failing(reject, mapping, rows, failing, now) -%}
+    has been evaluated, so a replay with nothing new changes no row. A re-judged row is its reject
+    row's when both name the same bronze relation and source row id. -#}
+{% macro _restamp_failing(reject, rows, failing, now) -%}
   {%- set q = adapter.quote -%}
+  {%- set same_row = 'o.' ~ q('_source_row_id') ~ ' = ' ~ reject ~ '.' ~ q('_source_row_id') ~ ' and o.' ~ q('_bloomery_source') ~ ' = ' ~ reject ~ '.' ~ q('source_relation') -%}
     update {{ reject }}
     set {{ q('last_evaluated_at') }} = {{ now }},
-        {{ q('failed_rules') }} = (select o.{{ q('_quality_flags') }} from {{ rows }} as o where o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }})
-    where {{ q('resolved_at') }} is null and {{ q('mapping') }} = {{ bloomery.string_literal(mapping.mapping) }}
+        {{ q('failed_rules') }} = (select o.{{ q('_quality_flags') }} from {{ rows }} as o where {{ same_row }})
+    where {{ q('resolved_at') }} is null
       and exists (
         select 1 from {{ rows }} as o
-        where o.{{ failing }} and o.{{ q('_source_row_id') }} = {{ reject }}.{{ q('_source_row_id') }}
+        where o.{{ failing }} and {{ same_row }}
           and ({{ reject }}.{{ q('last_evaluated_at') }} is null or {{ bloomery.flags_text('o.' ~ q('_quality_flags')) }} <> {{ bloomery.flags_text(reject ~ '.' ~ q('failed_rules')) }})
       )
 {%- endmacro %}
@@ -190,22 +210,27 @@
   {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias)) }}
 {%- endmacro %}
 
+{#- Each passing row goes back to the bronze relation it came from (a merged entity's rows to
+    their own, each with the columns its mapping reads). -#}
 {% macro _redeliver(entity, ir, judged, reject) -%}
   {%- set q = adapter.quote -%}
-  {%- set mapping = ir.mappings[0] -%}
-  {%- set bronze = bloomery._bronze_relation(mapping.source) -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
+  {%- set ns = namespace(redelivered=0) -%}
+  {%- for mapping in ir.mappings -%}
+  {%- set bronze = bloomery._bronze_relation(mapping.source) -%}
   {%- set columns = [] -%}
   {%- for c in mapping.raw_columns if c not in ['_load_id', '_ingested_at', '_source_row_id'] -%}{%- do columns.append(c) -%}{%- endfor -%}
   {%- set waiting -%}
     from {{ reject }} as r
     where r.{{ q('resolved_at') }} is null
-      and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ judged }} where {{ q('_bloomery_route') }} = 'keep')
+      and r.{{ q('source_relation') }} = {{ bloomery.string_literal(mapping.source) }}
+      and r.{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ judged }}
+                                         where {{ q('_bloomery_route') }} = 'keep' and {{ q('_bloomery_source') }} = {{ bloomery.string_literal(mapping.source) }})
       {#- replaying twice before the next build delivers nothing twice -#}
       and not exists (select 1 from {{ bronze }} as b
                       where b.{{ q('_load_id') }} = '__replay__' and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
   {%- endset -%}
-  {%- set redelivered = run_query('select count(*) ' ~ waiting).columns[0].values()[0] | int -%}
+  {%- set ns.redelivered = ns.redelivered + run_query('select count(*) ' ~ waiting).columns[0].values()[0] | int -%}
   {%- call statement('replay_redeliver') -%}
     insert into {{ bronze }} ({% for c in columns %}{{ q(c) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }})
     select
@@ -215,11 +240,14 @@
       '__replay__',
       {{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S')) }},
       r.{{ q('_source_row_id') }}
-    {{ waiting }};
-    {{ bloomery._restamp_failing(reject, mapping, judged, q('_bloomery_route') ~ " = 'quarantine'", bloomery.run_timestamp()) }}
+    {{ waiting }}
+  {%- endcall -%}
+  {%- endfor -%}
+  {%- call statement('replay_restamp') -%}
+    {{ bloomery._restamp_failing(reject, judged, q('_bloomery_route') ~ " = 'quarantine'", bloomery.run_timestamp()) }}
   {%- endcall -%}
   {%- set failing = run_query('select count(*) from ' ~ judged ~ ' where ' ~ q('_bloomery_route') ~ " = 'quarantine'").columns[0].values()[0] | int -%}
-  {%- set report = {'entity': entity, 'redelivered': redelivered, 'still_failing': failing} -%}
+  {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing} -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do bloomery.end_transaction('replay_commit') -%}
   {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '__replay__' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}

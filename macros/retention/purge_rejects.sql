@@ -27,6 +27,7 @@ where coalesce({{ q('resolved_at') }}, {{ q('last_seen') }}) < cast({{ bloomery.
   and not exists (
     select 1 from {{ fresh }} as f
     where f.{{ q('_bloomery_route') }} = 'quarantine' and f.{{ q('_source_row_id') }} = {{ target_relation }}.{{ q('_source_row_id') }}
+      and f.{{ q('_bloomery_source') }} = {{ target_relation }}.{{ q('source_relation') }}
   )
 {%- endif %}
 {%- endmacro %}

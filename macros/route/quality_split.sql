@@ -28,11 +28,15 @@
     picked from bronze first and only its rows are transformed: an incremental run then costs its
     batch, not the whole history. A `unique` verdict needs the transformed values of other rows. -#}
 {%- set narrow = state is not none and not unique_rules %}
+{#- A merged entity unions its mappings' rows; two bronze relations may reuse a `_source_row_id`,
+    so a row is identified by (bronze relation, `_source_row_id`) there. -#}
+{%- set merged = entity.mappings | length > 1 %}
 {#- Dedupe ranks the bronze rows as they arrive, before any value is transformed: the window then
     sorts the few bronze columns the mapping reads instead of every typed value and cast marker
-    (at 10M rows this halves the sort). An entity with dedupe has one mapping (the compiler refuses
-    a merged one). A batch that re-judges rows sharing a `unique` value picks its candidates from
-    typed values, so there the rank follows that choice. -#}
+    (at 10M rows this halves the sort). A merged entity ranks after the transforms: its rows come
+    from several relations, and only the typed key is common to them. A batch that re-judges rows
+    sharing a `unique` value picks its candidates from typed values, so there the rank follows
+    that choice. -#}
 {%- set early = entity.dedupe and entity.mappings | length == 1 and (state is none or narrow) %}
 with
 {%- if narrow %}
@@ -40,6 +44,7 @@ touching as (
 {%- for mapping in entity.mappings %}
   {%- set mapped = bloomery._mapped(mapping) %}
   select {{ q('_source_row_id') }} as {{ q('_bloomery_touch__source_row_id') }}
+  {%- if merged %}, {{ bloomery.string_literal(mapping.source) }} as {{ q('_bloomery_touch__source') }}{% endif %}
   {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }} as {{ q('_bloomery_touch__' ~ k) }}{% endfor %}
   from {{ sources[mapping.source] }}
   where {{ bloomery._in_batch(state) }}
@@ -62,15 +67,24 @@ arrived as (
     {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state) }}
+  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
   {%- endif %}
 ),
 {%- endif %}
+{%- set raw_union = [] %}
+{%- for mapping in entity.mappings %}{% for c in mapping.raw_columns %}{% if c not in raw_union %}{% do raw_union.append(c) %}{% endif %}{% endfor %}{% endfor %}
 typed as (
 {%- for mapping in entity.mappings %}
   select
     {{ bloomery.string_literal(mapping.mapping) }} as {{ q('_bloomery_mapping') }},
-  {%- if entity.quarantine %}
+    {{ bloomery.string_literal(mapping.source) }} as {{ q('_bloomery_source') }},
+  {%- if entity.quarantine and merged %}
+  {#- the branches of the union carry every mapping's payload columns, as text (two relations
+      may type one column differently; the mapping reads it as text anyway) -#}
+  {%- for c in raw_union | sort(case_sensitive=true) %}
+    {% if c in mapping.raw_columns %}{{ bloomery.source_value(c, none) }}{% else %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}){% endif %} as {{ q('_bloomery_raw__' ~ c) }},
+  {%- endfor %}
+  {%- elif entity.quarantine %}
   {%- for c in mapping.raw_columns %}
     {{ q(c) }} as {{ q('_bloomery_raw__' ~ c) }},
   {%- endfor %}
@@ -95,7 +109,7 @@ typed as (
   {%- else %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
-  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state) }}
+  where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
   {%- endif %}
   {%- endif %}
   {%- if not loop.last %}
@@ -140,7 +154,7 @@ ranked as (
     {%- set keys, order = [], [] -%}
     {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
     {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
-    {{ bloomery._dedupe_rank(keys, entity.dedupe.order, order) }} as {{ q('_bloomery_rank') }}
+    {{ bloomery._dedupe_rank(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none) }} as {{ q('_bloomery_rank') }}
   {%- else %},
     1 as {{ q('_bloomery_rank') }}
   {%- endif %}
@@ -206,11 +220,12 @@ from routed
 {#- Dedupe's rank of a row among the rows of its key: the latest by the dedupe order wins, the
     source row id breaks ties. A row whose key is incomplete is its own group. `order` is the
     entity's dedupe order (`entity.dedupe.order`), `values` the SQL value of each of its columns. -#}
-{% macro _dedupe_rank(keys, order, values) -%}
+{% macro _dedupe_rank(keys, order, values, source=none) -%}
   {%- set srid = adapter.quote('_source_row_id') -%}
+  {%- set incomplete = 'case when ' ~ keys | join(' is null or ') ~ ' is null then ' -%}
   row_number() over (
-      partition by {% for k in keys %}{{ k }}, {% endfor %}case when {% for k in keys %}{{ k }} is null{{ " or " if not loop.last }}{% endfor %} then {{ srid }} end
-      order by {% for t in bloomery._dedupe_order_terms(order, values) %}{{ t }}, {% endfor %}{{ srid }} desc nulls last
+      partition by {% for k in keys %}{{ k }}, {% endfor %}{{ incomplete }}{{ srid }} end{% if source is not none %}, {{ incomplete }}{{ source }} end{% endif %}
+      order by {% for t in bloomery._dedupe_order_terms(order, values) %}{{ t }}, {% endfor %}{{ srid }} desc nulls last{% if source is not none %}, {{ source }} desc{% endif %}
     )
 {%- endmacro %}
 
@@ -254,11 +269,12 @@ from routed
 {#- An incremental batch's rows, read from a mapping's bronze when its verdicts need no `unique`
     rule: a batch row with a source row id is in `touching` already, so the batch test is repeated
     only for the rows without one and this scan does not evaluate it over the whole history. -#}
-{% macro _narrow_filter(relation, mapped, entity, state) -%}
+{% macro _narrow_filter(relation, mapped, entity, state, source=none) -%}
   {%- set q = adapter.quote -%}
   {%- set condition -%}
   ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
-     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching)
+     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching
+       {%- if entity.mappings | length > 1 %} where {{ q('_bloomery_touch__source') }} = {{ bloomery.string_literal(source) }}{% endif %})
   {%- if entity.dedupe %}
      or exists (
        select 1 from touching as b
@@ -311,11 +327,12 @@ from routed
 
 {#- The columns every staged row carries. The bronze payload (`_bloomery_raw`, the reject
     table's `raw`) is built only on quarantined rows, the only ones the reject table reads: as one
-    value rather than a column per bronze column, it costs nothing on the rows that are kept. -#}
+    value rather than a column per bronze column, it costs nothing on the rows that are kept. A
+    merged entity's row gets the payload of the mapping that produced it. -#}
 {% macro _staged_columns(entity) -%}
   {%- set q = adapter.quote -%}
   {%- set route = q('_bloomery_route') -%}
-  {%- set cols = [q('_bloomery_mapping')] -%}
+  {%- set cols = [q('_bloomery_mapping'), q('_bloomery_source')] -%}
   {%- for col in entity.columns -%}
     {%- set um = (entity.rules | selectattr('rule', 'equalto', 'referential') | selectattr('on_missing', 'equalto', 'unknown_member') | selectattr('column', 'equalto', col.name) | list) -%}
     {%- if um -%}
@@ -328,7 +345,13 @@ from routed
   {%- if entity.metadata -%}
     {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')]) -%}
   {%- endif -%}
-  {%- if entity.quarantine -%}
+  {%- if entity.quarantine and entity.mappings | length > 1 -%}
+    {%- set payload = ['case ' ~ q('_bloomery_mapping')] -%}
+    {%- for m in entity.mappings -%}
+      {%- do payload.append('when ' ~ bloomery.string_literal(m.mapping) ~ ' then ' ~ bloomery.json_object(m.raw_columns, '', '_bloomery_raw__')) -%}
+    {%- endfor -%}
+    {%- do cols.append('case when ' ~ route ~ " = 'quarantine' then " ~ payload | join(' ') ~ ' end end as ' ~ q('_bloomery_raw')) -%}
+  {%- elif entity.quarantine -%}
     {%- do cols.append('case when ' ~ route ~ " = 'quarantine' then " ~ bloomery.json_object(entity.mappings[0].raw_columns, '', '_bloomery_raw__') ~ ' end as ' ~ q('_bloomery_raw')) -%}
   {%- endif -%}
   {{ cols | join(',\n  ') }}

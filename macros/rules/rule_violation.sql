@@ -3,7 +3,14 @@
     TRUE, so a NULL-involved comparison (UNKNOWN) never fires. Only `not_null` and `coercible`
     look at NULLs on purpose. -#}
 {% macro rule_violation(rule) -%}
-  {{ return(adapter.dispatch('rule_violation', 'bloomery')(rule)) }}
+  {%- set predicate = adapter.dispatch('rule_violation', 'bloomery')(rule) -%}
+  {#- a merged entity's field rule judges only the rows of the mappings that declare it -#}
+  {%- if rule.get('mappings') -%}
+    {%- set names = [] -%}
+    {%- for m in rule.mappings %}{% do names.append(bloomery.string_literal(m) | trim) %}{% endfor -%}
+    {{ return('(' ~ adapter.quote('_bloomery_mapping') ~ ' in (' ~ names | join(', ') ~ ') and (' ~ predicate ~ '))') }}
+  {%- endif -%}
+  {{ return(predicate) }}
 {%- endmacro %}
 
 {% macro default__rule_violation(rule) -%}

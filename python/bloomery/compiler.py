@@ -15,6 +15,7 @@ The output (`ProjectIR`) is what the emitter turns into dbt files; the macros re
 from __future__ import annotations
 
 import difflib
+import json
 import gc
 import re
 from dataclasses import dataclass, field
@@ -316,14 +317,10 @@ class _Compiler:
             if len(docs) < 2:
                 continue
             entity = entities[name]
-            if self.joins_quality(name, docs, ignore_dedupe=False):
-                what = [k for k in ("dedupe", "quarantine", "quality") if entity.get(k)]
-                if any(f.get("quality") for d in docs for f in d.value.get("fields", {}).values()):
-                    what.append("field quality rules")
-                self.error(E.ResolutionError, model, ("entities", name),
-                           f"entity `{name}` is merged from {len(docs)} mappings ({', '.join(self.mapping_label(d) for d in docs)}) "
-                           f"and declares {', '.join(what)}",
-                           "a merged entity cannot carry dedupe, quarantine or quality rules; give it one mapping")
+            # A merged entity may carry dedupe, quarantine and quality rules (product page): each
+            # staged row records the mapping that produced it, the reject table keeps it, replay
+            # re-runs that mapping, and a key delivered by two mappings is dedupe's to decide or
+            # the blocking `<entity>_source_collision` audit's to refuse.
             # `required` is metadata, checked only here: a union must not leave a required
             # column NULL for every row of one of its sources.
             for fname, fspec in entity["fields"].items():
@@ -539,11 +536,16 @@ class _Compiler:
         mapping_irs = []
         rules: list[dict] = []
         generated: list[str] = []
+        # On a merged entity a field rule judges the rows of the mapping that declares it (it sits
+        # beside that mapping's transform), so it carries `mappings`; the same rule declared by
+        # several mappings (every implicit `coercible` of a column they all map) is one rule.
+        seen: dict | None = {} if len(docs) > 1 else None
         for doc in docs:
             mir = self.mapping_ir(name, entity, doc, lowered, quarantine)
             mapping_irs.append(mir)
             if quality:
-                rules += self.field_rules(name, entity, doc, lowered, types, dedupe_cols, generated)
+                rules += self.field_rules(name, entity, doc, lowered, types, dedupe_cols, generated,
+                                          scope=mir["mapping"] if seen is not None else None, seen=seen)
         for i, rule in enumerate(entity.get("quality", [])):
             if rule["rule"] == "referential":
                 r = self.referential_rule(name, entity, i, rule, relationships, types, rules, by_entity)
@@ -643,9 +645,20 @@ class _Compiler:
                 "columns": columns, "raw_columns": sorted(raw), "read_columns": sorted(read),
                 "unmapped": sorted(_top(p) for p in v.get("unmapped", []))}
 
-    def field_rules(self, name, entity, doc, lowered, types, dedupe_cols, generated) -> list[dict]:
+    def field_rules(self, name, entity, doc, lowered, types, dedupe_cols, generated, scope=None, seen=None) -> list[dict]:
         label = self.mapping_label(doc)
         out = []
+
+        def add(base: str, rule: dict):
+            if scope is not None:
+                same = (base, json.dumps({k: v for k, v in rule.items() if k != "path"}, sort_keys=True, default=str))
+                if same in seen:
+                    seen[same]["mappings"].append(scope)
+                    return
+                seen[same] = rule
+                rule["mappings"] = [scope]
+            rule["name"] = _unique(base, generated)
+            out.append(rule)
         for section in ("key", "fields"):
             for col, spec in doc.value.get(section, {}).items():
                 low: Lowered | None = lowered.get((id(doc), col))
@@ -673,17 +686,16 @@ class _Compiler:
                     r = self.field_rule(doc, path, label, col, ctype, kind, rule, low)
                     if r is None:
                         continue
-                    r["name"] = _unique(_rule_name(col, kind, rule), generated)
                     r["disposition"] = disposition
                     r["path"] = f"{label}.{_fmt(path)}"
-                    out.append(r)
+                    add(_rule_name(col, kind, rule), r)
                 if explicit_coercible:
                     continue
                 if low.nullifying and col not in dedupe_cols:
                     continue
-                out.append({"name": _unique(_rule_name(col, "coercible", {}), generated), "rule": "coercible",
-                            "column": col, "disposition": "fail" if col in dedupe_cols else "quarantine",
-                            "implicit": True, "path": f"{label}.{section}.{col}"})
+                add(_rule_name(col, "coercible", {}), {"rule": "coercible",
+                    "column": col, "disposition": "fail" if col in dedupe_cols else "quarantine",
+                    "implicit": True, "path": f"{label}.{section}.{col}"})
         return out
 
     def field_rule(self, doc, path, label, col, ctype: SpecType, kind, rule, low: Lowered) -> dict | None:

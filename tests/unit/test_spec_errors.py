@@ -344,13 +344,6 @@ CASES: dict[str, Case] = {
                                      SC, "key: {}", f"{CUSTOMERS}.key"),
     "field under key and fields": shop(E.ResolutionError, [edit(SC, "fields:\n", 'fields:\n  customer_id: {from: "$.id"}\n')],
                                        SC, '  customer_id: {from: "$.id"}', f"{CUSTOMERS}.fields.customer_id"),
-    "merged entity with dedupe": shop(E.ResolutionError, [write("mapping_customers_b2b.yaml",
-                                                                "mapping_version: 1\nsource: erp__accounts\ntarget: customer\n"
-                                                                "key:\n  customer_id: {from: \"$.account\"}\n")],
-                                      SE, "  customer:", "entities.customer"),
-    "merged entity with field quality": full(E.ResolutionError, [edit(FPU, 'title: {from: "$.item.name"}',
-                                                                      'title: {from: "$.item.name", quality: [{rule: not_null, on_fail: flag}]}')],
-                                             FE, "  product:", "entities.product"),
     "two mappings of one entity on one source": shop(E.ResolutionError, [write("mapping_customers_again.yaml",
                                                                                "mapping_version: 1\nsource: crm__customers\ntarget: customer\n"
                                                                                "key:\n  customer_id: {from: \"$.id\"}\n")],
@@ -366,6 +359,11 @@ CASES: dict[str, Case] = {
                                                       "      - {rule: expression, name: has_price, expr: unit_price > 0, on_fail: quarantine}"),
                                                  edit(FE, "    quarantine: {retention: 90d}\n", "")],
                                                 FE, "  order_item:", "entities.order_item"),
+    # a merged entity may carry dedupe and quarantine (issue 20), but every mapping must carry the metadata
+    "merged mapping without ingestion metadata": shop(E.IngestionMetadataMissing, [write(
+        "mapping_customers_b2b.yaml", "mapping_version: 1\nsource: erp__accounts\ntarget: customer\n"
+                                      "key:\n  customer_id: {from: \"$.account\"}\nunmapped: [\"$._load_id\"]\n")],
+        "mapping_customers_b2b.yaml", "unmapped:", "mapping[erp__accounts->customer].unmapped"),
     "tie_break missing": shop(E.DedupeTieBreakMissing, [edit(SE, "{keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n    quarantine:\n      retention",
                                                              "{keep: latest_by, field: _ingested_at}\n    quarantine:\n      retention")],
                               SE, "dedupe: {keep: latest_by, field: _ingested_at}", "entities.customer.dedupe"),
@@ -594,3 +592,38 @@ def test_a_redaction_drops_every_spelling_of_its_column(tmp_path):
     tree.edit(SC, '"$.notes"', '"$.Notes"')
     raw = tree.check().entities["customer"]["mappings"][0]["raw_columns"]
     assert "Notes" not in raw and "notes" not in raw
+
+
+B2B = ("mapping_version: 1\nsource: erp__accounts\ntarget: customer\nkey:\n  customer_id: {from: \"$.account\"}\n"
+       "fields:\n  country: {from: \"$.land\", transform: [trim, upper], quality: [{rule: length, max: 3, on_fail: flag}]}\n"
+       "unmapped: [\"$._load_id\", \"$._ingested_at\", \"$._source_row_id\"]\n")
+
+
+def test_a_merged_entity_may_carry_dedupe_quarantine_and_quality(tmp_path):
+    """Issue 20 (product page: one reject table per entity, each row records its mapping): a second
+    mapping of the deduplicated, quarantining `customer` is accepted, and a field rule judges the
+    rows of the mappings that declare it."""
+    tree = Tree.copy("shop", tmp_path).write("mapping_customers_b2b.yaml", B2B)
+    customer = tree.check().entities["customer"]
+    both = ["crm__customers->customer", "erp__accounts->customer"]
+    assert [m["mapping"] for m in customer["mappings"]] == both
+    assert customer["dedupe"] and customer["quarantine"]
+    rules = {r["name"]: r for r in customer["rules"]}
+    # the same rule on a column both mappings map (here the implicit coercible) is one rule, judging both
+    assert rules["customer_id_coercible"]["mappings"] == both
+    assert rules["country_length"]["mappings"] == ["crm__customers->customer"]
+    assert rules["country_length_max"]["mappings"] == ["erp__accounts->customer"]
+    assert all(r.get("mappings") is None for r in customer["rules"] if r["rule"] == "referential")
+
+
+def test_a_merged_entity_may_carry_field_quality(tmp_path):
+    tree = Tree.copy("full", tmp_path)
+    tree.edit(FPU, 'title: {from: "$.item.name"}', 'title: {from: "$.item.name", quality: [{rule: not_null, on_fail: flag}]}')
+    assert [type(e) for e in tree.errors()] == [E.QuarantineRetentionMissing]   # the implicit coercible rules quarantine
+    tree.edit(FE, "      list_price: {type: \"decimal(12,2)\"}\n", "      list_price: {type: \"decimal(12,2)\"}\n    quarantine: {retention: 30d}\n")
+    for mapping in (FPU, FPE):
+        tree.append(mapping, 'unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]\n')
+    product = tree.check().entities["product"]
+    assert product["quality"] and len(product["mappings"]) == 2
+    (rule,) = [r for r in product["rules"] if r["rule"] == "not_null"]
+    assert rule["mappings"] == ["pim__products_us->product"] and rule["disposition"] == "flag"

@@ -172,8 +172,9 @@ def _entity_sql(entity: dict) -> str:
         # History is the snapshot's: this view is what it versions, this run's kept rows.
         config = _config(materialized="view", tags=["bloomery"])
     elif entity["metadata"]:
+        merged = ", true" if _merged(entity) else ""
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
-                + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")) }}")
+                + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")" + merged + ") }}")
         published = "{{ bloomery.pending_batch(" + literal(entity["entity"]) + ", published=true) }}"
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
                          pre_hook=[hook], post_hook=[published], grants=_grants(entity), tags=["bloomery"])
@@ -188,10 +189,16 @@ def _entity_sql(entity: dict) -> str:
             + "{{ bloomery.entity_rows(entity, ref(" + staged + ")) }}\n")
 
 
+def _merged(entity: dict) -> bool:
+    """Several mappings feed the entity: its rows are identified by bronze relation and source row id."""
+    return len(entity["mappings"]) > 1
+
+
 def _reject_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
-    source = entity["mappings"][0]["source"]
-    hook = "{{ bloomery.resolve_rejects(" + literal(source) + ", ref(" + staged + ")) }}"
+    # a merged entity's rejects are matched by (bronze relation, source row id): the list of them
+    sources = [m["source"] for m in entity["mappings"]]
+    hook = "{{ bloomery.resolve_rejects(" + literal(sources if _merged(entity) else sources[0]) + ", ref(" + staged + ")) }}"
     purge = "{{ bloomery.purge_expired(" + str(entity["quarantine"]["retention_hours"]) + ", none, ref(" + staged + ")) }}"
     hooks = [hook, purge]
     if entity["quarantine"]["redact"]:
@@ -235,12 +242,17 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
     for e in entities:
         name = e["entity"]
         reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
-        items.append("{" + ", ".join([
-            f'"entity": {literal(name)}', f'"mapping": {literal(e["mappings"][0]["mapping"])}',
-            f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
-            f'"rules": {literal([[r["name"], r["disposition"]] for r in e["rules"]])}',
-            f'"kept": ref({literal(name)})', f'"reject": {reject}',
-            f'"bronze": source(\'bronze\', {literal(e["mappings"][0]["source"])})']) + "}")
+        # a merged entity is counted per mapping (its rows carry `_source`), so the mapping column
+        # says which relation each count is about and the rows still add up to the entity
+        for m in e["mappings"]:
+            rules = [r for r in e["rules"] if not r.get("mappings") or m["mapping"] in r["mappings"]]
+            items.append("{" + ", ".join([
+                f'"entity": {literal(name)}', f'"mapping": {literal(m["mapping"])}',
+                f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
+                f'"rules": {literal([[r["name"], r["disposition"]] for r in rules])}',
+                f'"kept": ref({literal(name)})', f'"reject": {reject}',
+                f'"bronze": source(\'bronze\', {literal(m["source"])})']
+                + ([f'"source": {literal(m["source"])}'] if _merged(e) else [])) + "}")
     checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
                                f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
                                f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
@@ -307,6 +319,9 @@ def _entity_yaml(entity: dict) -> str:
     ]
     metadata = [{"name": m, "description": "Ingestion metadata, as stored in bronze."}
                 for m in ("_load_id", "_ingested_at", "_source_row_id")] if entity["metadata"] else []
+    if _merged(entity):
+        metadata.append({"name": "_source", "description": "Bronze relation the row came from (the entity merges "
+                                                           "several mappings)."})
     staged_tests, entity_tests = _audits(entity)
     _attach_asserts(entity, columns, taken={next(iter(t.values()))["name"] for t in staged_tests + entity_tests})
     models = [
@@ -408,14 +423,24 @@ def _audits(entity: dict) -> tuple[list, list]:
                           "error" if c["on_fail"] == "fail" else "warn",
                           relations={"parent": _ref(c["to"])}, pairs=c["pairs"], min=c["min"],
                           member=c.get("member")))
+    if _merged(entity) and not entity["dedupe"]:
+        # nothing decides between two mappings' rows of one key: the build stops before either is published
+        staged.append(_test("bloomery.bloomery_source_collision", f"{name}_source_collision",
+                            "Blocking: a key delivered by more than one of the entity's mappings (declare dedupe: "
+                            "to let the latest delivery win).",
+                            entity=name, key=entity["key"], incremental=bool(entity["metadata"]),
+                            current_only=entity["scd"] == "type2"))
     if entity["quarantine"]:
-        source = entity["mappings"][0]["source"]
+        bronze = ["{{ source('bronze', " + literal(m["source"]) + ") }}" for m in entity["mappings"]]
+        relations = {"staged": _ref(f"{name}__staged"), "reject": _ref(f"{name}__reject"), "source": bronze[0]}
+        merged = {}
+        if _merged(entity):
+            relations["sources"] = bronze
+            merged = {"merged": True}
         kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
                           "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
                           "reject table, exactly once.",
-                          relations={"staged": _ref(f"{name}__staged"), "reject": _ref(f"{name}__reject"),
-                                     "source": "{{ source('bronze', " + literal(source) + ") }}"},
-                          current_only=entity["scd"] == "type2"))
+                          relations=relations, current_only=entity["scd"] == "type2", **merged))
     return staged, kept
 
 
