@@ -123,3 +123,14 @@
   {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'mapping', 'rule']) -%}
   {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
 {%- endmacro %}
+
+{#- text_to_timestamp: REGEXP_EXTRACT takes a pattern with at most one capturing group, so each
+    field is read with a pattern in which only that field captures. -#}
+{% macro bigquery__iso_timestamp_group(expr, name) -%}
+  {%- set p = bloomery.iso_timestamp_pattern(capture=name) -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(p.regex) }})
+{%- endmacro %}
+
+{% macro bigquery__timestamp_minus_minutes(ts, minutes) -%}
+  timestamp_sub({{ ts }}, interval {{ minutes }} minute)
+{%- endmacro %}

@@ -167,3 +167,23 @@
   {%- endif -%}
   {{ return({'regex': ns.regex ~ '[[:space:]]*$', 'fields': fields}) }}
 {%- endmacro %}
+
+{#- text_to_timestamp (macros/cast/text_to_timestamp.sql): the pattern matched once per value,
+    its fields read from the match array in a scalar subquery (as parse_format does), the
+    rewritten value judged by the engine's input parser. Outside quality a failure raises: a
+    value of the wrong shape as a cast of the message, one that is no calendar date with the
+    cast's own error. -#}
+{% macro postgres__text_to_timestamp(expr, safe) -%}
+  {%- set p = bloomery.iso_timestamp_pattern() -%}
+  {%- set g = {} -%}
+  {%- for name, index in p.groups.items() -%}{%- do g.update({name: '_bloomery_ts.m[' ~ index ~ ']'}) -%}{%- endfor -%}
+  {%- set value = bloomery.iso_timestamp_value(g, '_bloomery_ts.m is not null') | trim -%}
+  (select
+  {%- if safe %} {{ value }}
+  {%- else %} case when _bloomery_ts.m is null and _bloomery_ts.x is not null
+                   then {{ bloomery.timestamp_cast_error('_bloomery_ts.x') }}
+              else {{ bloomery.timestamp_minus_minutes('cast(' ~ bloomery.iso_timestamp_local(g) ~ ' as timestamp)', bloomery.iso_timestamp_minutes(g)) }} end
+  {%- endif %}
+   from (select x, regexp_match(x, {{ bloomery.string_literal(p.regex) }}) as m
+         from (select ({{ expr }})::text as x) as _bloomery_value) as _bloomery_ts)
+{%- endmacro %}

@@ -107,3 +107,19 @@
   {%- else -%}{{ bloomery.postgres__transform_step(expr, step, safe) }}
   {%- endif -%}
 {%- endmacro %}
+
+{#- text_to_timestamp: the generic form, not the PostgreSQL port's (no regexp_match arrays, no
+    pg_input_is_valid; TRY_CAST judges the rewritten value). REGEXP_SUBSTR returns one group (`e`),
+    the first, so only the field read captures; `p` reads the pattern as PCRE, which has `(?:`. -#}
+{% macro redshift__text_to_timestamp(expr, safe) -%}
+  {{ return(bloomery.default__text_to_timestamp(expr, safe)) }}
+{%- endmacro %}
+
+{% macro redshift__iso_timestamp_group(expr, name) -%}
+  {%- set p = bloomery.iso_timestamp_pattern(capture=name) -%}
+  regexp_substr({{ expr }}, {{ bloomery.string_literal(p.regex) }}, 1, 1, 'pe')
+{%- endmacro %}
+
+{% macro redshift__timestamp_minus_minutes(ts, minutes) -%}
+  dateadd(minute, -{{ minutes }}, {{ ts }})
+{%- endmacro %}

@@ -77,3 +77,14 @@
 {% macro snowflake__to_utc(expr, zone) -%}
   convert_timezone({{ bloomery.string_literal(zone) }}, 'UTC', {{ expr }})
 {%- endmacro %}
+
+{#- text_to_timestamp: POSIX ERE has no `(?:`, so every group captures (the fields renumbered);
+    REGEXP_SUBSTR's `e` flag returns a group; no interval arithmetic by a multiple, DATEADD. -#}
+{% macro snowflake__iso_timestamp_group(expr, name) -%}
+  {%- set p = bloomery.iso_timestamp_pattern(capture='all') -%}
+  regexp_substr({{ expr }}, {{ bloomery.string_literal(p.regex) }}, 1, 1, 'e', {{ p.groups[name] }})
+{%- endmacro %}
+
+{% macro snowflake__timestamp_minus_minutes(ts, minutes) -%}
+  dateadd(minute, -{{ minutes }}, {{ ts }})
+{%- endmacro %}

@@ -167,6 +167,18 @@
   to_utc_timestamp({{ expr }}, {{ bloomery.string_literal(zone) }})
 {%- endmacro %}
 
+{#- text_to_timestamp's pattern in Java: `[[:space:]]` is no POSIX class there (a nested class of
+    its letters); `\s` is the same ASCII set as RE2's [[:space:]]. -#}
+{% macro spark__iso_timestamp_group(expr, name) -%}
+  {%- set p = bloomery.iso_timestamp_pattern(blank='\\s') -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(p.regex) }}, {{ p.groups[name] }})
+{%- endmacro %}
+
+{#- A plain CAST does not raise with ANSI off (dbt-spark's sessions): raise_error, naming the value. -#}
+{% macro spark__timestamp_cast_error(expr) -%}
+  cast(raise_error(concat('bloomery: value ', {{ expr }}, ' is not an ISO 8601 timestamp')) as timestamp)
+{%- endmacro %}
+
 
 {#- ---- writes ------------------------------------------------------------------------------ -#}
 

@@ -1,8 +1,6 @@
 {#- Every trino override of the package in one place: the engine's differences, and why.
     Trino is rendered and parsed (tests/dialects), not run: no server here. -#}
 
-{% macro trino__iso_timestamp_text(expr) -%}replace({{ expr }}, 'T', ' '){%- endmacro %}
-
 {% macro trino__type_name(type) -%}
   {%- set names = {'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
                    'timestamp': 'timestamp', 'variant': 'json'} -%}

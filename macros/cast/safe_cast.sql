@@ -1,6 +1,8 @@
 {#- A cast that yields NULL instead of raising: the coercion-failure marker. Call it as
-    `bloomery.safe_cast` — dbt has a `safe_cast` of its own. -#}
+    `bloomery.safe_cast` — dbt has a `safe_cast` of its own. A cast to timestamp is always a cast
+    of text and goes through `text_to_timestamp`, so every caller reads offsets the same way. -#}
 {% macro safe_cast(expr, type) -%}
+  {%- if type.name == 'timestamp' -%}{{ return(bloomery.text_to_timestamp(expr, true)) }}{%- endif -%}
   {{ return(adapter.dispatch('safe_cast', 'bloomery')(expr, type)) }}
 {%- endmacro %}
 
@@ -9,7 +11,9 @@
 {%- endmacro %}
 
 
+{#- Produce or raise (entities outside the quality system); timestamps as in safe_cast. -#}
 {% macro hard_cast(expr, type) -%}
+  {%- if type.name == 'timestamp' -%}{{ return(bloomery.text_to_timestamp(expr, false)) }}{%- endif -%}
   {{ return(adapter.dispatch('hard_cast', 'bloomery')(expr, type)) }}
 {%- endmacro %}
 

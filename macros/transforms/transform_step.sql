@@ -20,8 +20,8 @@
   {%- elif op == 'enum_map' -%}
     case {{ expr }}{% for pair in step.pairs %} when {{ bloomery.string_literal(pair[0]) }} then {{ bloomery.string_literal(pair[1]) }}{% endfor %} else {{ expr }} end
   {%- elif op == 'cast' -%}
-    {%- set value = bloomery.iso_timestamp_text(expr) if step.get('iso') and step.type.name == 'timestamp' else expr -%}
-    {%- if safe and step.get('marker', true) -%}{{ bloomery.safe_cast(value, step.type) }}{%- else -%}{{ bloomery.hard_cast(value, step.type) }}{%- endif -%}
+    {#- to timestamp (`parse_ts: ISO8601` or a plain cast) both read text as text_to_timestamp does -#}
+    {%- if safe and step.get('marker', true) -%}{{ bloomery.safe_cast(expr, step.type) }}{%- else -%}{{ bloomery.hard_cast(expr, step.type) }}{%- endif -%}
   {%- elif op == 'int_to_bool' -%}({{ expr }} <> 0)
   {%- elif op == 'parse_format' -%}{{ bloomery.parse_format(expr, step.format, step.type, safe) }}
   {%- elif op == 'to_utc' -%}{{ bloomery.to_utc(expr, step.zone) }}
@@ -52,12 +52,6 @@
 {% macro default__regex_extract(expr, pattern, group) -%}
   regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
 {%- endmacro %}
-
-{#- ISO 8601 text as the engine's timestamp cast reads it; Trino needs a space, not a T. -#}
-{% macro iso_timestamp_text(expr) -%}
-  {{ return(adapter.dispatch('iso_timestamp_text', 'bloomery')(expr)) }}
-{%- endmacro %}
-{% macro default__iso_timestamp_text(expr) -%}{{ expr }}{%- endmacro %}
 
 {#- An explicit-format parse. In a quality entity a value that does not parse is a coercion
     failure like any cast, never an aborted run. -#}

@@ -110,6 +110,11 @@ class ShopChecks:
             assert counted == {rule: failed.get(rule, 0) for rule in counted}, entity
             assert set(failed) <= set(counted), "every fired rule has a mart row"
 
+    def test_offset_timestamp_is_converted_to_utc(self, built):
+        """`parse_ts: ISO8601` reads an offset: 12:00+05:00 is 07:00 UTC on every engine, never 12:00."""
+        rows = built.query("select cast(ordered_at as varchar) from main.\"order\" where _source_row_id = 'o-18'")
+        assert rows == [("2023-05-18 07:00:00",)]
+
     def test_unknown_member_rewrites_orphan_keys(self, built):
         rows = built.rows("select order_id, _source_row_id from main.order_item where _source_row_id in ('i-6', 'i-11')")
         assert {r["order_id"] for r in rows} == {"__unknown__"}

@@ -295,7 +295,11 @@ def _sources_yaml(project: ProjectIR) -> str:
                  "description": "Bronze relation read by the mapping of "
                                 + ", ".join(f"entity `{e}`" for e in source["entities"]) + "."}
         if "freshness" in source:
-            table["loaded_at_field"] = "cast(_ingested_at as timestamp)"
+            # the package's own cast of `_ingested_at` (an offset converted to UTC, as the audit and
+            # dedupe read it): a loaded_at_query is rendered when freshness runs, with the package's
+            # macros in scope, where a loaded_at_field is SQL written into the query as it stands
+            table["loaded_at_query"] = ("select max({{ bloomery.safe_cast(adapter.quote('_ingested_at'), "
+                                        "{'name': 'timestamp'}) }}) from {{ this }}")
             table["freshness"] = {k: v for k, v in sorted(source["freshness"].items())}
         tables.append(table)
     doc = {"version": 2, "sources": [{
