@@ -38,6 +38,7 @@ RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_
 SEVERITY = {"flag": 1, "quarantine": 2, "fail": 3}
 RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
+FRESHNESS_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 UNKNOWN_MEMBER = "__unknown__"
 RECONCILE_AGGS = ("avg", "count", "max", "min", "sum")
 CHARSET_MAX = 1024
@@ -437,7 +438,17 @@ class _Compiler:
                                f"freshness reads `_ingested_at`, but entity `{v['target']}` declares neither "
                                "`quarantine:` nor `dedupe:`, so bronze need not carry it",
                                "declare dedupe: or quarantine: on the entity, or drop freshness", prefix=self.mapping_label(doc))
-                source["freshness"] = {k: _duration(val) for k, val in v["freshness"].items()}
+                fresh = v["freshness"]
+                # dbt reports error over warn: an error threshold below the warning one would make
+                # the warning unreachable, which is a typo, not a policy
+                if "warn_after" in fresh and "error_after" in fresh \
+                        and _minutes(fresh["error_after"]) < _minutes(fresh["warn_after"]):
+                    self.error(E.GuardrailError, doc, ("freshness", "error_after"),
+                               f"freshness error_after {fresh['error_after']} is shorter than warn_after "
+                               f"{fresh['warn_after']}: the warning could never be reported",
+                               "make error_after at least warn_after (equal is allowed), or drop warn_after",
+                               prefix=self.mapping_label(doc))
+                source["freshness"] = {k: _duration(val) for k, val in fresh.items()}
             # one bronze relation feeding several entities is one dbt source, with one freshness
             shared = next((s for s in project.sources if s["name"] == v["source"]), None)
             if shared is None:
@@ -1113,6 +1124,11 @@ def _duration(text: str) -> dict:
     if unit == "w":
         count *= 7
     return {"count": count, "period": FRESHNESS_PERIOD[unit]}
+
+
+def _minutes(text: str) -> int:
+    """A freshness duration (`^[1-9][0-9]{0,4}[mhdw]$`) in minutes, to compare two of them."""
+    return int(text[:-1]) * FRESHNESS_MINUTES[text[-1]]
 
 
 def _rule_name(col: str, kind: str, rule: dict) -> str:

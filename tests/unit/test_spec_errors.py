@@ -37,6 +37,7 @@ class Case:
     base: str = "shop"
     occurrence: int = 1    # which line holding the needle, when it is on several
     says: str = ""         # ... with a message holding this text, when it matters which
+    hint: str = ""         # ... and a hint holding this text, when the remedy is the point
 
 
 def edit(file, old, new):
@@ -55,8 +56,8 @@ def shop(error, edits, file, needle, path, occurrence=1):
     return Case(error, edits, file, needle, path, "shop", occurrence)
 
 
-def full(error, edits, file, needle, path, occurrence=1):
-    return Case(error, edits, file, needle, path, "full", occurrence)
+def full(error, edits, file, needle, path, occurrence=1, hint=""):
+    return Case(error, edits, file, needle, path, "full", occurrence, hint=hint)
 
 
 def jinja(base, edits, file, needle, path):
@@ -133,6 +134,10 @@ CASES: dict[str, Case] = {
                               SE, "30y", "entities.customer.quarantine.retention"),
     "freshness grammar": shop(E.SpecParseError, [edit(SO, "warn_after: 6h", "warn_after: 6 hours")],
                               SO, "6 hours", "freshness.warn_after"),
+    # error_after below warn_after would make the warning unreachable; equal is accepted (test below)
+    "freshness error_after shorter than warn_after": shop(E.GuardrailError,
+                                                          [edit(SO, "warn_after: 6h, error_after: 24h", "warn_after: 6h, error_after: 300m")],
+                                                          SO, "error_after: 300m", "mapping[shop__orders->order].freshness.error_after"),
     "codepoint grammar": full(E.SpecParseError, [edit(FC, '"U+200B"', '"U+200b"')],
                               FC, "U+200b", "fields.nickname.quality[1].forbid[1]"),
     "reserved field name": shop(E.SpecParseError, [edit(SE, "country: {type: string}", "_source: {type: string}")],
@@ -414,7 +419,8 @@ CASES: dict[str, Case] = {
                                              [edit(FE, "\nreconcile:\n", "\n  - {name: order_of_order, from: order, to: order, via: {coupon: order_id}, cardinality: many_to_one}\nreconcile:\n"),
                                               edit(FE, "via: order_of_customer, on_missing: quarantine}",
                                                    "via: order_of_customer, on_missing: quarantine}\n      - {rule: referential, via: order_of_order, on_missing: flag}")],
-                                             FE, "via: order_of_order, on_missing", "entities.order.quality[3].via"),
+                                             FE, "via: order_of_order, on_missing", "entities.order.quality[3].via",
+                                             hint="use a coverage or reconcile check"),
     "referential via duplicated": full(E.GuardrailError, [edit(FE, "via: order_of_customer, on_missing: quarantine}",
                                                                "via: order_of_customer, on_missing: quarantine}\n      - {rule: referential, via: order_of_customer, on_missing: flag}")],
                                        FE, "via: order_of_customer, on_missing: flag", "entities.order.quality[3].via"),
@@ -522,6 +528,7 @@ def test_one_broken_thing_one_located_error(name, tmp_path):
         tree.display(case.file), tree.line_of(case.file, case.needle, case.occurrence), case.path), str(error)
     assert error.message and error.hint, f"every refusal says what is wrong and what to do: {error}"
     assert case.says in error.message, str(error)
+    assert case.hint in error.hint, str(error)
 
 
 def test_every_error_class_of_section_5_has_a_case():
@@ -551,6 +558,13 @@ def test_errors_of_one_stage_are_batched_and_sorted(tmp_path):
     errors = tree.errors()
     assert len(errors) == 3
     assert [(e.location.file, e.location.line) for e in errors] == sorted((e.location.file, e.location.line) for e in errors)
+
+
+def test_freshness_error_after_equal_to_warn_after_is_accepted(tmp_path):
+    """Equal thresholds (in any units) are a policy: the source goes from pass straight to error."""
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit(SO, "warn_after: 6h, error_after: 24h", "warn_after: 1440m, error_after: 1d")
+    assert tree.errors() == []
 
 
 def test_no_entity_model(tmp_path):

@@ -445,6 +445,13 @@ def _audits(entity: dict) -> tuple[list, list]:
                           "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
                           "reject table, exactly once.",
                           relations=relations, current_only=entity["scd"] == "type2", **merged))
+    if not entity["dedupe"]:
+        # dedupe is the only thing that keeps one row per key: without it two bronze rows of a key
+        # are both published. Read on the entity as published (earlier incremental runs included).
+        kept.append(_test("bloomery.bloomery_key_unique", f"{name}_key_unique",
+                          "Blocking: no key is held by two rows" + (" among current versions" if entity["scd"] == "type2"
+                                                                     else "") + " (the entity declares no dedupe:).",
+                          key=entity["key"], current_only=entity["scd"] == "type2"))
     return staged, kept
 
 
