@@ -10,7 +10,9 @@
   {%- set q = adapter.quote -%}
 select
   {%- for col in entity.columns %}
-  {{ q(col.name) }},
+  {#- a decimal keeps its declared precision and scale in the published table: on PostgreSQL the
+      guarded cast (CASE WHEN ... THEN cast(x as numeric(p,s)) END) types as a bare numeric -#}
+  {% if col.type.name == 'decimal' %}cast({{ q(col.name) }} as {{ bloomery.type_name(col.type) }}) as {% endif %}{{ q(col.name) }},
   {%- endfor %}
   {%- if entity.metadata %}
   {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},

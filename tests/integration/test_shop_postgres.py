@@ -21,3 +21,12 @@ def built(tmp_path_factory, pg_server):
 
 class TestShopPostgres(ShopChecks):
     pass
+
+
+def test_a_decimal_field_is_published_with_its_precision_and_scale(built):
+    """`decimal(12,4)` is numeric(12,4) in the entity, not a bare numeric (issue 19)."""
+    columns = dict(built.query(
+        "select column_name, format_type(atttypid, atttypmod) from information_schema.columns c "
+        "join pg_attribute a on a.attrelid = ('main.' || c.table_name)::regclass and a.attname = c.column_name "
+        "where c.table_schema = 'main' and c.table_name = 'order_item' and column_name in ('unit_price', 'discount')"))
+    assert columns == {"unit_price": "numeric(12,4)", "discount": "numeric(12,4)"}
