@@ -97,7 +97,8 @@ EXPECTED_REJECTS = {
 
 
 @pytest.fixture(params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
-                        pytest.param("postgres", marks=pytest.mark.postgres)])
+                        pytest.param("postgres", marks=pytest.mark.postgres),
+                        pytest.param("spark", marks=pytest.mark.spark)])
 def make(request, tmp_path):
     """make(dedupe=False, eu=EU_ROWS, us=US_ROWS) -> a compiled project with bronze written."""
     def _make(dedupe=False, eu=EU_ROWS, us=US_ROWS):
@@ -108,6 +109,9 @@ def make(request, tmp_path):
         (specs / "us.yaml").write_text(US_SPEC)
         if request.param == "duckdb":
             project = DuckProject(tmp_path, specs)
+        elif request.param == "spark":
+            from .spark import SparkProject
+            project = SparkProject(tmp_path, specs)
         else:
             project = PgProject(tmp_path, request.getfixturevalue("pg_server"), specs)
         project.write_bronze(EU, EU_COLUMNS, eu)
