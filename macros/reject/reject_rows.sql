@@ -12,8 +12,7 @@
 
 {#- The diverted rows of this run; `existing` is the reject table as it was (none on a first
     build), read for the columns a re-delivery keeps. `first_seen` is the earliest delivery of the
-    source row in bronze (`sources`: {bronze relation name: relation}), looked up for the diverted
-    rows alone: a window over every staged row would cost the whole batch for a few rows.
+    source row that fails a quarantine rule, among the deliveries this run judged.
     A merged entity's row names its own mapping and bronze relation (`_bloomery_mapping`,
     `_bloomery_source`), and its source row is looked up in that relation alone. -#}
 {% macro _reject_select(entity, staged, sources, existing) -%}
@@ -30,22 +29,15 @@ with diverted as (
   where s.{{ q('_bloomery_route') }} = 'quarantine'
 ),
 first_seen as (
-  select {{ q('_source_row_id') }}, min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) as {{ q('first_seen') }}
-  {%- if merged %}, {{ q('_bloomery_source') }}{% endif %}
-  from (
-  {%- for name, relation in sources.items() %}
-    select {{ q('_source_row_id') }}, {{ q('_ingested_at') }}{% if merged %}, {{ bloomery.string_literal(name) }} as {{ q('_bloomery_source') }}{% endif %} from {{ relation }}
-    {%- if merged %}
-    where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted where {{ q('_bloomery_source') }} = {{ bloomery.string_literal(name) }})
-    {%- endif %}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-  {%- endfor %}
-  ) as bronze
-  {%- if not merged %}
-  where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted)
-  {%- endif %}
+  {#- the earliest delivery of the source row this build judged that fails a quarantine rule,
+      winner or not: a clean delivery before it is not when the problem started, and a build that
+      sees every delivery at once (a first or full build) starts from the same one as a sequence
+      of loads. An earlier value in the table is kept (below). -#}
+  select {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %},
+    min({{ bloomery.safe_cast(q('_ingested_at'), {'name': 'timestamp'}) }}) as {{ q('first_seen') }}
+  from {{ staged }}
+  where {{ q('_bloomery_diverts') }}
+    and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from diverted)
   group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
 )
 select

@@ -205,6 +205,11 @@ routed as (
   {%- endif %}
       else 'keep' end as {{ q('_bloomery_route') }},
     {{ q('_bloomery_rank') }} = 1 and ({% for r in rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
+  {%- if entity.quarantine %},
+    {#- whether this delivery, winner or not, fails a quarantine rule: the reject table's
+        `first_seen` is the earliest such delivery of a source row (a clean one does not count) #}
+    {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %} as {{ q('_bloomery_diverts') }}
+  {%- endif %}
   from judged
 )
 {%- set flag_items = [] -%}
@@ -214,6 +219,9 @@ select
   {#- most rows fire nothing: the list is built only for the rows that do #}
   case when {{ q('_bloomery_fired') }} then {{ bloomery.flag_list(flag_items) }} else {{ bloomery.empty_flags() }} end as {{ q('_quality_flags') }},
   {{ q('_bloomery_route') }}
+  {%- if entity.quarantine %},
+  {{ q('_bloomery_diverts') }}
+  {%- endif %}
 from routed
 {%- endmacro %}
 

@@ -250,10 +250,13 @@ class Warehouse:
         winners, _ = dedupe(candidates)
 
         # the reject table: upsert by reject_id, first_seen and last_evaluated_at carried over
+        # first_seen: the earliest judged delivery of the source row that fails a quarantine rule,
+        # winner or not (a clean delivery is not when the problem started)
         first_seen = {}
         for j in candidates:
-            s = j.delivery.sid
-            first_seen[s] = min(first_seen.get(s, j.delivery.ts), j.delivery.ts)
+            if j.quarantined:
+                s = j.delivery.sid
+                first_seen[s] = min(first_seen.get(s, j.delivery.ts), j.delivery.ts)
         diverted = {w.delivery.sid for w in winners if w.quarantined}
         for w in winners:
             if w.quarantined:
