@@ -488,7 +488,7 @@ _REJECT_COLUMNS = [
     ("_load_id", "Load of the latest delivery."),
     ("_ingested_at", "Ingestion time of the latest delivery."),
     ("_source_row_id", "Source row identity, stable across re-deliveries."),
-    ("first_seen", "When the row was first delivered; never moves."),
+    ("first_seen", "When the problem started: the first delivery of the row that was diverted; never moves."),
     ("last_seen", "When the source last delivered the row."),
     ("resolved_at", "Set when the row left quarantine (replayed, or superseded by a newer row of its key)."),
     ("last_evaluated_at", "When replay last re-judged the row."),
