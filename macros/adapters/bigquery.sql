@@ -16,7 +16,8 @@
 {%- endmacro %}
 
 {#- TIMESTAMP_TRUNC takes the part last and unquoted, and a timestamp: a date casts to its midnight. -#}
-{% macro bigquery__time_bucket(expr, bucket) -%}timestamp_trunc(cast({{ expr }} as timestamp), {{ bucket }}){%- endmacro %}
+{#- the unit is a keyword here, not a string: taken from a fixed map, so an unknown bucket fails to render -#}
+{% macro bigquery__time_bucket(expr, bucket) -%}timestamp_trunc(cast({{ expr }} as timestamp), {{ {'day': 'DAY', 'month': 'MONTH', 'year': 'YEAR', 'hour': 'HOUR'}[bucket] }}){%- endmacro %}
 
 {#- BigQuery reads backslash as an escape inside string literals. -#}
 {% macro bigquery__string_literal(value) -%}

@@ -240,7 +240,7 @@
   {%- set merged = entity.mappings | length > 1 -%}
   {%- set prev = bloomery._spark_prev(this) if is_incremental() else none -%}
 select * from (
-  {{ bloomery._reject_select(entity, staged, sources, prev) }}
+  {{ bloomery._reject_select(entity, staged, prev) }}
 ) as fresh
 {%- if prev is not none %}
 union all

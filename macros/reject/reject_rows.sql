@@ -7,7 +7,7 @@
 {%- endmacro %}
 
 {% macro default__reject_rows(entity, staged, sources) -%}
-  {{ bloomery._reject_select(entity, staged, sources, this if is_incremental() else none) }}
+  {{ bloomery._reject_select(entity, staged, this if is_incremental() else none) }}
 {%- endmacro %}
 
 {#- The diverted rows of this run; `existing` is the reject table as it was (none on a first
@@ -15,7 +15,7 @@
     source row that fails a quarantine rule, among the deliveries this run judged.
     A merged entity's row names its own mapping and bronze relation (`_bloomery_mapping`,
     `_bloomery_source`), and its source row is looked up in that relation alone. -#}
-{% macro _reject_select(entity, staged, sources, existing) -%}
+{% macro _reject_select(entity, staged, existing) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
   {%- set merged = entity.mappings | length > 1 -%}

@@ -66,7 +66,7 @@
 {% macro time_bucket(expr, bucket) -%}
   {{ return(adapter.dispatch('time_bucket', 'bloomery')(expr, bucket)) }}
 {%- endmacro %}
-{% macro default__time_bucket(expr, bucket) -%}date_trunc('{{ bucket }}', {{ expr }}){%- endmacro %}
+{% macro default__time_bucket(expr, bucket) -%}date_trunc({{ bloomery.string_literal(bucket) }}, {{ expr }}){%- endmacro %}
 
 {% macro bound_literal(bound, column_type) -%}
   {%- if bound.kind == 'number' -%}{{ bound.value }}

@@ -5,6 +5,7 @@ as escapes too, so nothing a user wrote in a spec can end a tag or start one.
 """
 from __future__ import annotations
 
+import functools
 import json
 
 _SAFE = {"\\": "\\\\", '"': '\\"'}
@@ -25,22 +26,28 @@ def string(value: str) -> str:
     return "".join(out)
 
 
-def literal(value) -> str:
+def _write(value, text, none: str, numbers: tuple, close: str, what: str) -> str:
+    """One walk over a value for both spellings below: `text` writes a string, `none` is null's
+    spelling, `numbers` the number types allowed, `close` how a mapping ends."""
     if value is None:
-        return "none"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
+        return none
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers):
+        return json.dumps(value)
     if isinstance(value, str):
-        return string(value)
+        return text(value)
+    inner = functools.partial(_write, text=text, none=none, numbers=numbers, close=close, what=what)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
+        return "[" + ", ".join(inner(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{string(str(k))}: {literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot write {type(value).__name__} as a Jinja literal")
+        return "{" + ", ".join(f"{text(str(k))}: {inner(v)}" for k, v in value.items()) + close
+    raise TypeError(f"cannot write {type(value).__name__} as {what}")
+
+
+def literal(value) -> str:
+    """`value` as a Jinja literal."""
+    return _write(value, string, "none", (int,), "}", "a Jinja literal")
 
 
 # -- values handed to dbt outside a model's Jinja: generic-test arguments -----------------------
@@ -50,19 +57,10 @@ def literal(value) -> str:
 # argument travels as JSON text in which no tag can form: the characters that open or close a
 # tag are \u-escaped inside strings, and structural braces never touch (`} }`). The test macro
 # reads it back with `fromjson` (bloomery.argument), exactly as written in the spec.
-def _json(value) -> str:
-    if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=True)
-        return "".join(f"\\u{ord(ch):04x}" if ch in _TAG_CHARS else ch for ch in text)
-    if value is None or isinstance(value, (bool, int, float)):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_json(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_json(str(k))}: {_json(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} as a test argument")
+def _json_string(value: str) -> str:
+    return "".join(f"\\u{ord(ch):04x}" if ch in _TAG_CHARS else ch for ch in json.dumps(value, ensure_ascii=True))
 
 
 def inert_argument(value) -> str:
     """`value` as inert JSON text for a generic-test argument (see above)."""
-    return _json(value)
+    return _write(value, _json_string, "null", (int, float), " }", "a test argument")
