@@ -6,7 +6,8 @@
     of a table the same query reads. So every write that changes existing rows is a rewrite: the
     rows to keep go to a side table (`<table>__bloomery_rewrite`), which then overwrites the table.
       - `<entity>`: incremental `append`; the pre-hook that deletes the rows this run re-judges
-        rewrites the table without them (`entity_delete_touched`).
+        rewrites the table without them (`entity_delete_touched`). `<entity>__ledger` likewise
+        (`ledger_forget_rejudged`).
       - `<entity>__reject`: `insert_overwrite` of the whole table, rebuilt by its own select from a
         snapshot taken by a pre-hook (`<table>__bloomery_prev`): this run's diverted rows, the
         earlier rows they do not replace, the resolve post-hook folded in as a CASE, the redact
@@ -211,6 +212,19 @@
   {%- endif -%}
 {%- endmacro %}
 
+{#- The ledger's pre-hook: forgetting the re-judged source rows, as a rewrite without them. -#}
+{% macro spark__ledger_forget_rejudged(staged) -%}
+  {%- if is_incremental() -%}
+    {%- set q = adapter.quote -%}
+    {%- set keep -%}
+      select t.* from {{ this }} as t
+      left anti join (select distinct {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}) as d
+        on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
+    {%- endset -%}
+    {%- do bloomery._spark_rewrite(this, keep) -%}
+  {%- endif -%}
+{%- endmacro %}
+
 {% macro _spark_prev(relation) -%}
   {{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__bloomery_prev'})) }}
 {%- endmacro %}
@@ -224,6 +238,33 @@
   {%- endif -%}
 {%- endmacro %}
 
+{#- Pre-hook of the reject table: the deliveries of the rows the rebuild's retention filter drops
+    are recorded 'expired' in the ledger, as `ledger_record_expired` does on other engines (the
+    rows this run diverts or holds are spared, as there). -#}
+{% macro spark_record_expired(retention_hours, staged_identifier) -%}
+  {%- if execute and is_incremental() -%}
+    {%- set ledger = adapter.get_relation(database=this.database, schema=this.schema,
+                                          identifier=this.identifier[:-('__reject' | length)] ~ '__ledger') -%}
+    {%- if ledger is not none -%}
+      {%- set q = adapter.quote -%}
+      {%- set staged = this.incorporate(path={'identifier': staged_identifier}) -%}
+      {%- set cols = ['source_relation', '_source_row_id', '_load_id', '_ingested_at', 'route', 'winner_row_id', 'run_id'] -%}
+      {%- set keep -%}
+        select {% for c in cols %}{% if c == 'route' %}case when l.{{ q('route') }} in ('quarantine', 'held') and e.{{ q('_source_row_id') }} is not null then 'expired' else l.{{ q('route') }} end as {{ q('route') }}{% else %}l.{{ q(c) }}{% endif %}{{ ", " if not loop.last }}{% endfor %}
+        from {{ ledger }} as l
+        left join (
+          select distinct r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }} from {{ this }} as r
+          left anti join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}
+                          where {{ q('_bloomery_route') }} in ('quarantine', 'held')) as f
+            on f.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }} and f.{{ q('_bloomery_source') }} = r.{{ q('source_relation') }}
+          where not ({{ bloomery._spark_retained(retention_hours) }})
+        ) as e on e.{{ q('_source_row_id') }} = l.{{ q('_source_row_id') }} and e.{{ q('source_relation') }} = l.{{ q('source_relation') }}
+      {%- endset -%}
+      {%- do bloomery._spark_rewrite(ledger, keep) -%}
+    {%- endif -%}
+  {%- endif -%}
+{%- endmacro %}
+
 {% macro spark_drop_snapshot() -%}
   {%- if execute -%}{%- do run_query('drop table if exists ' ~ bloomery._spark_prev(this)) -%}{%- endif -%}
 {%- endmacro %}
@@ -233,7 +274,9 @@
     post-hooks applied, less what retention purges (this run's own rows are spared, as on other engines). -#}
 {% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
-                pre_hook=['{{ bloomery.spark_snapshot() }}'], post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
+                pre_hook=['{{ bloomery.spark_snapshot() }}',
+                          '{{ bloomery.spark_record_expired(' ~ entity.quarantine.retention_hours ~ ', ' ~ bloomery.string_literal(staged.identifier) ~ ') }}'],
+                post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
   {#- a merged entity's rows are matched by (bronze relation, source row id) -#}
@@ -267,12 +310,13 @@ select * from (
     from {{ staged }} where {{ q('_bloomery_route') }} = 'quarantine'
   ) as redelivered on redelivered.{{ q('reject_id') }} = p.{{ q('reject_id') }}
   left join (
-    select {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}, max(case when {{ q('_bloomery_route') }} = 'quarantine' then 1 else 0 end) as diverted
+    select {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}, max(case when {{ q('_bloomery_route') }} in ('quarantine', 'held') then 1 else 0 end) as diverted
     from {{ staged }} group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
   ) as st on st.{{ q('_source_row_id') }} = p.{{ q('_source_row_id') }}
     {%- if merged %} and st.{{ q('_bloomery_source') }} = p.{{ q('source_relation') }}{% endif %}
 ) as earlier
 where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
+   or {{ q('reject_id') }} in (select {{ bloomery.entity_reject_id(entity) }} from {{ staged }} where {{ q('_bloomery_route') }} = 'held')
 {%- endif %}
 {%- endmacro %}
 
@@ -318,14 +362,6 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {#- No transactions: each statement above is final when it returns. -#}
 {% macro spark__end_transaction(name) -%}{%- endmacro %}
 
-{#- dbt-spark's table materialization drops a parquet table before it creates the new one, so the
-    `__staged` model cannot read its own previous rows while it is rebuilt. The row ids are copied
-    to `<model>__previous` while rendering, which is before the drop. -#}
-{% macro spark__previous_batch(staged) -%}
-  {%- set copy = api.Relation.create(schema=this.schema, identifier=this.identifier ~ '__previous', type='table') -%}
-  {%- do run_query(bloomery.create_scratch_table(copy, 'select ' ~ adapter.quote('_source_row_id') ~ ' from ' ~ staged)) -%}
-  {{ return(copy) }}
-{%- endmacro %}
 
 {#- Replay's intermediate tables: real parquet tables in the target schema (a view would be
     re-read after the entity has changed under it). -#}

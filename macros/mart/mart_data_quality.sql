@@ -4,10 +4,14 @@
     counts — rows_evaluated (entity rows plus unresolved rejects), rows_quarantined and
     rows_deduped — and one row per rule carries rows_failed, with zero in the population
     columns. So every count is additive across entities and rules within a run. All rule
-    counts come from one aggregate over the rows that fired something.
+    counts come from one aggregate over the rows that fired something. Every count is a count
+    of rows where they are: rows_deduped counts the deliveries the ledger records as having lost
+    a dedupe contest, never a difference (a row unaccounted for is the conservation audit's
+    finding, not a duplicate).
 
-    entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, bronze, source}]
-              where kept / reject / bronze are relations (reject may be none). A merged entity
+    entities  [{entity, mapping, rules: [[name, disposition], ...], kept, reject, ledger, source}]
+              where kept / reject / ledger are relations (reject and ledger may be none: no
+              quarantine, no ingestion metadata). A merged entity
               has one item per mapping, whose `source` (its bronze relation) selects that
               mapping's rows of the entity (`_source`) and of the reject table, so its counts
               add up to the entity's; `source` is absent for a single-mapping entity.
@@ -66,7 +70,12 @@ counts_{{ n }} as (
     {%- else %}
     0 as rows_quarantined,
     {%- endif %}
-    (select count(*) from {{ e.bronze }}) as bronze_rows
+    {%- if e.ledger %}
+    (select count(*) from {{ e.ledger }} where {{ q('route') }} = 'deduped'
+      {%- if e.get('source') %} and {{ q('source_relation') }} = {{ bloomery.string_literal(e.source) }}{% endif %}) as rows_deduped
+    {%- else %}
+    0 as rows_deduped
+    {%- endif %}
     {%- if e.rules %},
     failures.*
   from ({{ bloomery.rule_failures('flagged_' ~ n, e.rules | map(attribute=0) | list) }}) as failures
@@ -78,7 +87,7 @@ counts_{{ n }} as (
   {%- set n = loop.index0 %}
   {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ " as entity, " ~ bloomery.string_literal(e.mapping)
       ~ " as mapping, '(entity)' as rule, '(entity)' as disposition, rows_kept + rows_quarantined as rows_evaluated, 0 as rows_failed, rows_quarantined, "
-      ~ ("0" if e.get('scd') == 'type2' else "bronze_rows - rows_kept - rows_quarantined") ~ " as rows_deduped from counts_" ~ n) %}
+      ~ "rows_deduped from counts_" ~ n) %}
   {%- for r in e.rules %}
   {%- do rows.append("select " ~ bloomery.string_literal(e.entity) ~ ", " ~ bloomery.string_literal(e.mapping) ~ ", "
       ~ bloomery.string_literal(r[0]) ~ ", " ~ bloomery.string_literal(r[1]) ~ ", 0, " ~ q('failed_' ~ loop.index0)

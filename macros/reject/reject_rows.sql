@@ -113,8 +113,9 @@ left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('
   json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
 {%- endmacro %}
 
-{#- Post-hook: an unresolved reject whose source row was re-judged in this run and not diverted
-    again (its key has a newer winner, or the row now passes) is resolved. Nothing is deleted.
+{#- Post-hook: an unresolved reject whose source row was re-judged in this run and is neither
+    diverted again nor held (its key has a newer winner, or a re-delivery of the row passes) is
+    resolved. Nothing is deleted.
     `source_relation` is the entity's bronze relation, or the list of them for a merged entity,
     whose rows are matched by (bronze relation, source row id). -#}
 {% macro resolve_rejects(source_relation, staged) -%}
@@ -133,7 +134,7 @@ where {{ q('resolved_at') }} is null
   )
   and not exists (
     select 1 from {{ staged }} as s
-    where s.{{ q('_bloomery_route') }} = 'quarantine' and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
+    where s.{{ q('_bloomery_route') }} in ('quarantine', 'held') and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
       and s.{{ q('_bloomery_source') }} = {{ this }}.{{ q('source_relation') }}
   )
   {%- else -%}
@@ -144,7 +145,7 @@ where {{ q('resolved_at') }} is null
   and {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ staged }})
   and not exists (
     select 1 from {{ staged }} as s
-    where s.{{ q('_bloomery_route') }} = 'quarantine' and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
+    where s.{{ q('_bloomery_route') }} in ('quarantine', 'held') and s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
   )
   {%- endif -%}
 {%- endmacro %}

@@ -18,18 +18,48 @@
 
 {% macro default__purge_expired(retention_hours, relation, fresh) -%}
   {%- set target_relation = relation if relation is not none else this -%}
+  {%- set expired = bloomery._expired(target_relation, retention_hours, fresh) -%}
+  {%- if execute -%}{%- do bloomery.ledger_record_expired(target_relation, expired) -%}{%- endif -%}
+delete from {{ target_relation }}
+where {{ expired }}
+{%- endmacro %}
+
+{#- The reject rows retention deletes, as a condition on `relation` (the reject table). -#}
+{% macro _expired(relation, retention_hours, fresh=none) -%}
   {%- set q = adapter.quote -%}
   {%- set cutoff = bloomery.clock() - modules.datetime.timedelta(hours=retention_hours) -%}
   {%- set ts = bloomery.type_name({'name': 'timestamp'}) -%}
-delete from {{ target_relation }}
-where coalesce({{ q('resolved_at') }}, {{ q('last_seen') }}) < cast({{ bloomery.string_literal(cutoff.strftime('%Y-%m-%d %H:%M:%S')) }} as {{ ts }})
-{%- if fresh is not none %}
+  coalesce({{ relation }}.{{ q('resolved_at') }}, {{ relation }}.{{ q('last_seen') }}) < cast({{ bloomery.string_literal(cutoff.strftime('%Y-%m-%d %H:%M:%S')) }} as {{ ts }})
+  {%- if fresh is not none %}
   and not exists (
     select 1 from {{ fresh }} as f
-    where f.{{ q('_bloomery_route') }} = 'quarantine' and f.{{ q('_source_row_id') }} = {{ target_relation }}.{{ q('_source_row_id') }}
-      and f.{{ q('_bloomery_source') }} = {{ target_relation }}.{{ q('source_relation') }}
+    where f.{{ q('_bloomery_route') }} in ('quarantine', 'held') and f.{{ q('_source_row_id') }} = {{ relation }}.{{ q('_source_row_id') }}
+      and f.{{ q('_bloomery_source') }} = {{ relation }}.{{ q('source_relation') }}
   )
-{%- endif %}
+  {%- endif %}
+{%- endmacro %}
+
+{#- Before retention deletes reject rows, the entity's ledger records their deliveries as
+    'expired': the conservation audit then accounts for a purged row as purged, where a reject row
+    missing for any other reason is a loss. `reject` is `<entity>__reject`; `expired` the condition
+    on it (`_expired`). No ledger (an entity built before it existed): nothing to record. -#}
+{% macro ledger_record_expired(reject, expired) -%}
+  {%- set ledger = adapter.get_relation(database=reject.database, schema=reject.schema,
+                                        identifier=reject.identifier[:-('__reject' | length)] ~ '__ledger') -%}
+  {%- if ledger is none -%}{{ return('') }}{%- endif -%}
+  {%- set q = adapter.quote -%}
+  {%- set sql -%}
+update {{ ledger }}
+set {{ q('route') }} = 'expired'
+where {{ q('route') }} in ('quarantine', 'held')
+  and exists (
+    select 1 from {{ reject }}
+    where {{ expired }}
+      and {{ reject }}.{{ q('_source_row_id') }} = {{ ledger }}.{{ q('_source_row_id') }}
+      and {{ reject }}.{{ q('source_relation') }} = {{ ledger }}.{{ q('source_relation') }}
+  )
+  {%- endset -%}
+  {%- do run_query(sql) -%}
 {%- endmacro %}
 
 {% macro purge_rejects(entity) -%}

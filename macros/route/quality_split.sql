@@ -2,18 +2,20 @@
 
     extract -> transform -> dedupe -> field rules -> row rules -> route, in that fixed order.
     Every survivor of dedupe carries `_quality_flags` (every rule it fired, sorted) and a route:
-    'keep' (the entity), 'quarantine' (the reject table) or 'deduped' (lost to a better row of
-    its key). The entity, the reject table, the audits and the mart all read these verdicts, so
-    no rule is evaluated twice.
+    'keep' (the entity), 'quarantine' (diverted to the reject table), 'held' (a delivery an
+    unresolved reject row already holds: it stays there, whatever it would be judged now) or
+    'deduped' (lost to a better row of its key, named in `_bloomery_winner`). The entity, the reject
+    table, the ledger, the audits and the mart all read these verdicts, so no rule is evaluated
+    twice.
 
-    Incremental runs: the batch is the bronze rows the entity has not accounted for yet (see
-    `_in_batch`). Every bronze row of a key the batch touches is re-judged with it, so the
-    winner of each touched key is exactly the one a full refresh would pick.
+    Incremental runs: the batch is the bronze deliveries the ledger (`<entity>__ledger`) has not
+    recorded as judged (see `_in_batch`). Every bronze row of a key the batch touches is re-judged
+    with it, so the winner of each touched key is exactly the one a full refresh would pick.
 
     entity    the resolved entity (compiler output)
     sources   {bronze relation name: relation}; replay passes the reject rows rebuilt as bronze
     parents   {parent entity name: relation} for referential rules
-    batch     false to judge every source row (replay), true for a model's incremental batch -#}
+    batch     false to judge every source row (replay), true for a model's build -#}
 {% macro quality_split(entity, sources, parents={}, batch=true) -%}
   {{ return(adapter.dispatch('quality_split', 'bloomery')(entity, sources, parents, batch)) }}
 {%- endmacro %}
@@ -22,6 +24,7 @@
 {%- set q = adapter.quote -%}
 {%- set key = entity.key -%}
 {%- set state = bloomery._batch_state(entity) if batch else none -%}
+{%- set held = bloomery._held_rejects(entity, batch) -%}
 {%- set rules = entity.rules -%}
 {%- set unique_rules = rules | selectattr('rule', 'equalto', 'unique') | list %}
 {#- Without `unique` rules a batch is decided on the bronze row's metadata and key alone, so it is
@@ -46,8 +49,8 @@ touching as (
   select {{ q('_source_row_id') }} as {{ q('_bloomery_touch__source_row_id') }}
   {%- if merged %}, {{ bloomery.string_literal(mapping.source) }} as {{ q('_bloomery_touch__source') }}{% endif %}
   {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }} as {{ q('_bloomery_touch__' ~ k) }}{% endfor %}
-  from {{ sources[mapping.source] }}
-  where {{ bloomery._in_batch(state) }}
+  from {{ sources[mapping.source] }} as b
+  where {{ bloomery._in_batch(state, 'b.', bloomery.string_literal(mapping.source)) }}
   {%- if not loop.last %}
   union all
   {%- endif %}
@@ -64,7 +67,9 @@ arrived as (
     {%- for c in read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
     {{ q(c) }},
     {%- endfor %}
-    {{ bloomery._dedupe_rank(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) }} as {{ q('_bloomery_rank') }}
+    {%- set window = bloomery._dedupe_window(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) %}
+    row_number() {{ window }} as {{ q('_bloomery_rank') }},
+    first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
   where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
@@ -104,7 +109,7 @@ typed as (
     {%- endif %}
   {%- endfor %}
   {%- if early %},
-    {{ q('_bloomery_rank') }}
+    {{ q('_bloomery_rank') }}, {{ q('_bloomery_winner') }}
   from arrived
   {%- else %}
   from {{ sources[mapping.source] }}
@@ -120,13 +125,13 @@ typed as (
 {%- if state is not none and not narrow %}
 {#- A `unique` verdict depends on other keys' rows: a batch value touches every row sharing it. -#}
 touching as (
-  select * from typed where {{ bloomery._in_batch(state) }}
+  select * from typed where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source')) }}
   {%- for r in unique_rules %}
   union all
   select * from typed
   where exists (
     select 1 from typed as u
-    where {{ bloomery._in_batch(state, 'u.') }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
+    where {{ bloomery._in_batch(state, 'u.', 'u.' ~ q('_bloomery_source')) }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
     {%- set theirs = bloomery.unique_slice(r, 'u.') %}
     {%- for mine in bloomery.unique_slice(r, 'typed.') %} and {{ theirs[loop.index0] }} is not distinct from {{ mine }}{% endfor %}
   )
@@ -136,7 +141,7 @@ touching as (
 candidates as (
   select * from typed
   {%- if state is not none and not narrow %}
-  where {{ bloomery._in_batch(state) }}
+  where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source')) }}
      or {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from touching)
   {%- if entity.dedupe %}
      or exists (
@@ -154,9 +159,16 @@ ranked as (
     {%- set keys, order = [], [] -%}
     {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
     {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
-    {{ bloomery._dedupe_rank(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none) }} as {{ q('_bloomery_rank') }}
+    {%- set window = bloomery._dedupe_window(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none) %}
+    row_number() {{ window }} as {{ q('_bloomery_rank') }}
+    {%- if entity.metadata %},
+    first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
+    {%- endif %}
   {%- else %},
     1 as {{ q('_bloomery_rank') }}
+    {%- if entity.metadata %},
+    cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_winner') }}
+    {%- endif %}
   {%- endif %}
   from candidates
 ),
@@ -164,7 +176,12 @@ ranked as (
     rather than being read a second time for a union, which would run the dedupe window twice.
     Their verdicts are computed and ignored; `unique` counts survivors only (rule_violation). #}
 joined as (
-  select ranked.*
+  select ranked.*,
+  {%- if held is not none %}
+    {{ q('_bloomery_held') }}.{{ q('_source_row_id') }} is not null as {{ q('_bloomery_held') }}
+  {%- else %}
+    false as {{ q('_bloomery_held') }}
+  {%- endif %}
   {%- for r in rules if r.rule == 'referential' %},
     {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_key') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
   {%- endfor %}
@@ -184,6 +201,18 @@ joined as (
   ) as {{ q(alias) }}
     on {% for pair in r.pairs %}{{ q(alias) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
   {%- endfor %}
+  {%- if held is not none %}
+  {#- the delivery an unresolved reject row records (its latest diverted one): one row at most per
+      (bronze relation, source row id) #}
+  left join (
+    select {{ q('source_relation') }}, {{ q('_source_row_id') }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}
+    from {{ held }} where {{ q('resolved_at') }} is null
+  ) as {{ q('_bloomery_held') }}
+    on {{ q('_bloomery_held') }}.{{ q('_source_row_id') }} = ranked.{{ q('_source_row_id') }}
+   and {{ q('_bloomery_held') }}.{{ q('_load_id') }} = ranked.{{ q('_load_id') }}
+   and {{ q('_bloomery_held') }}.{{ q('_ingested_at') }} = ranked.{{ q('_ingested_at') }}
+   and {{ q('_bloomery_held') }}.{{ q('source_relation') }} = ranked.{{ q('_bloomery_source') }}
+  {%- endif %}
 ),
 judged as (
   select
@@ -200,6 +229,7 @@ routed as (
   select
     judged.*,
     case when {{ q('_bloomery_rank') }} > 1 then 'deduped'
+      when {{ q('_bloomery_held') }} then 'held'
   {%- if quarantine_rules %}
       when {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% endfor %} then 'quarantine'
   {%- endif %}
@@ -225,16 +255,22 @@ select
 from routed
 {%- endmacro %}
 
-{#- Dedupe's rank of a row among the rows of its key: the latest by the dedupe order wins, the
-    source row id breaks ties. A row whose key is incomplete is its own group. `order` is the
-    entity's dedupe order (`entity.dedupe.order`), `values` the SQL value of each of its columns. -#}
-{% macro _dedupe_rank(keys, order, values, source=none) -%}
+{#- Dedupe's window over the rows of a key, for its rank (`row_number()`) and its winner
+    (`first_value(_source_row_id)`, the row a loser is recorded as having lost to): the latest by
+    the dedupe order wins, the source row id breaks ties. A row whose key is incomplete is its own
+    group. `order` is the entity's dedupe order (`entity.dedupe.order`), `values` the SQL value of
+    each of its columns. -#}
+{% macro _dedupe_window(keys, order, values, source=none) -%}
   {%- set srid = adapter.quote('_source_row_id') -%}
   {%- set incomplete = 'case when ' ~ keys | join(' is null or ') ~ ' is null then ' -%}
-  row_number() over (
+  over (
       partition by {% for k in keys %}{{ k }}, {% endfor %}{{ incomplete }}{{ srid }} end{% if source is not none %}, {{ incomplete }}{{ source }} end{% endif %}
       order by {% for t in bloomery._dedupe_order_terms(order, values) %}{{ t }}, {% endfor %}{{ srid }} desc nulls last{% if source is not none %}, {{ source }} desc{% endif %}
     )
+{%- endmacro %}
+
+{% macro _dedupe_rank(keys, order, values, source=none) -%}
+  row_number() {{ bloomery._dedupe_window(keys, order, values, source) }}
 {%- endmacro %}
 
 {#- The sort terms of dedupe's order, latest first. `_ingested_at` is bronze text, and as text
@@ -275,12 +311,13 @@ from routed
 {%- endmacro %}
 
 {#- An incremental batch's rows, read from a mapping's bronze when its verdicts need no `unique`
-    rule: a batch row with a source row id is in `touching` already, so the batch test is repeated
-    only for the rows without one and this scan does not evaluate it over the whole history. -#}
+    rule: a batch row with a source row id is in `touching` already, and a row without one is
+    always in the batch (it has no identity the ledger could hold), so this scan does not probe
+    the ledger again. -#}
 {% macro _narrow_filter(relation, mapped, entity, state, source=none) -%}
   {%- set q = adapter.quote -%}
   {%- set condition -%}
-  ({{ q('_source_row_id') }} is null and {{ bloomery._in_batch(state) }})
+  {{ q('_source_row_id') }} is null
      or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching
        {%- if entity.mappings | length > 1 %} where {{ q('_bloomery_touch__source') }} = {{ bloomery.string_literal(source) }}{% endif %})
   {%- if entity.dedupe %}
@@ -352,6 +389,8 @@ from routed
   {%- endfor -%}
   {%- if entity.metadata -%}
     {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')]) -%}
+    {#- the source row a deduped row lost its key to (the ledger records it) -#}
+    {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ q('_bloomery_winner') ~ ' end as ' ~ q('_bloomery_winner')) -%}
   {%- endif -%}
   {%- if entity.quarantine and entity.mappings | length > 1 -%}
     {%- set payload = ['case ' ~ q('_bloomery_mapping')] -%}
@@ -374,73 +413,43 @@ from routed
   coalesce(cast({{ expr }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__', true)
 {%- endmacro %}
 
-{#- Rows of this run's batch: ingested at or after the newest row the entity holds, or from a
-    load neither the entity nor the reject table has seen (a late load with older timestamps;
-    the later part of a load is found only at or after the watermark, docs/design.md), or with
-    metadata the audit must see (NULL, uncastable), or judged by a previous run that did not publish its entity (see `pending_batch`): a run killed
-    after its reject table committed and before its entity did has made its load "seen" without
-    publishing its kept rows, and the next run must finish it. Re-judging a row is idempotent. -#}
-{% macro _in_batch(state, prefix='') -%}
+{#- A bronze row of this run's batch: a delivery the ledger has not recorded as judged, matched by
+    identity (bronze relation, `_source_row_id`, `_load_id`, `_ingested_at`), never by a
+    timestamp: a late part of a judged load, or a retried load with older timestamps, is judged
+    like any other delivery. A row with a NULL in its identity matches nothing, so it is always in
+    the batch, where the ingestion-metadata audit stops the run. `prefix` qualifies the bronze
+    row's columns (the subquery reads a relation with the same column names); `source` is the SQL
+    of its bronze relation's name. -#}
+{% macro _in_batch(state, prefix, source) -%}
   {%- set q = adapter.quote -%}
-  {%- set ts = bloomery.safe_cast(prefix ~ q('_ingested_at'), {'name': 'timestamp'}) -%}
-  {#- `coalesce(ts >= watermark, true)` is "no timestamp, or at or after the watermark" with the
-      cast evaluated once per bronze row, not twice: the cast is most of this test's cost #}
-  (coalesce({{ ts }} >= cast({{ bloomery.string_literal(state.watermark) }} as {{ bloomery.type_name({'name': 'timestamp'}) }}), true)
-   or {{ prefix }}{{ q('_load_id') }} is null
-   or {{ prefix }}{{ q('_load_id') }} not in (
-     select distinct {{ q('_load_id') }} from {{ state.entity }} where {{ q('_load_id') }} is not null
-     {%- if state.reject is not none %}
-     union all
-     select distinct {{ q('_load_id') }} from {{ state.reject }} where {{ q('_load_id') }} is not null
-     {%- endif %}
+  not exists (
+     select 1 from {{ state.ledger }} as l
+     where l.{{ q('_source_row_id') }} = {{ prefix }}{{ q('_source_row_id') }}
+       and l.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
+       and l.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
+       and l.{{ q('source_relation') }} = {{ source }}
    )
-   {%- if state.get('previous') is not none %}
-   or {{ prefix }}{{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ state.previous }})
-   {%- endif %})
 {%- endmacro %}
 
-{#- What the entity already holds, for an incremental run; none for a full build. -#}
+{#- The ledger an incremental run reads, or none when this build judges all of bronze: a `full`
+    entity, a full refresh, or no ledger yet (the first build, or a project from before the
+    ledger). The ledger commits after the entity and its reject table, so a run stopped before it
+    leaves its batch unrecorded and the next run judges it again (re-judging is idempotent). -#}
 {% macro _batch_state(entity) -%}
-  {%- if not execute or not entity.metadata or flags.FULL_REFRESH -%}{{ return(none) }}{%- endif -%}
-  {%- set rel = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
-  {%- if rel is none -%}{{ return(none) }}{%- endif -%}
-  {%- set reject = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__reject') if entity.quarantine else none -%}
-  {%- set ts = bloomery.safe_cast(adapter.quote('_ingested_at'), {'name': 'timestamp'}) -%}
-  {%- set result = run_query('select cast(max(' ~ ts ~ ') as ' ~ bloomery.type_name({'name': 'string'}) ~ ') from ' ~ rel) -%}
-  {%- set value = result.columns[0].values()[0] -%}
-  {%- if not value -%}{{ return(none) }}{%- endif -%}
-  {%- set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {%- if previous is not none and entity.scd != 'type2'
-        and load_relation(bloomery.pending_marker(entity.entity)) is none -%}
-    {%- set previous = none -%}
-  {%- endif -%}
-  {{ return({'watermark': value, 'entity': rel, 'reject': reject,
-             'previous': bloomery.previous_batch(previous) if previous is not none else none}) }}
+  {%- if not execute or not entity.metadata or flags.FULL_REFRESH
+        or entity.get('materialization', 'incremental_by_key') == 'full' -%}{{ return(none) }}{%- endif -%}
+  {%- set ledger = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__ledger') -%}
+  {%- set published = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
+  {%- if ledger is none or published is none -%}{{ return(none) }}{%- endif -%}
+  {{ return({'ledger': ledger}) }}
 {%- endmacro %}
 
-{#- `<entity>__pending` exists from the moment a `__staged` batch commits until the entity that
-    publishes it commits (hooks inside each model's transaction). A run that finds it re-judges
-    the previous batch; a run that does not judges only its own, so the first incremental run
-    after a full build costs its new rows, not the full history again. A type 2 entity is
-    published by its snapshot, so its previous batch is always re-judged. -#}
-{% macro pending_batch(entity_name, published=false) -%}
-  {%- if not execute -%}{{ return('') }}{%- endif -%}
-  {%- set marker = bloomery.pending_marker(entity_name) -%}
-  {%- if published -%}
-    drop table if exists {{ marker }}
-  {%- elif load_relation(marker) is none -%}
-    create table {{ marker }} as select 1 as {{ adapter.quote('pending') }}
-  {%- endif -%}
+{#- The unresolved reject rows a build holds, or none (replay, or no reject table yet). A bronze
+    delivery that was diverted stays diverted until replay, a re-delivery of its source row, or a
+    newer delivery of its key: an ordinary build that re-reads it (a full entity, or a key touched
+    by an older delivery) must not admit it on a verdict that changed since (a parent that
+    arrived, for one), or whether it waits for replay would depend on when it was re-read. -#}
+{% macro _held_rejects(entity, batch) -%}
+  {%- if not execute or not batch or not entity.quarantine or not entity.metadata -%}{{ return(none) }}{%- endif -%}
+  {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__reject')) }}
 {%- endmacro %}
-
-{% macro pending_marker(entity_name) -%}
-  {{ return(api.Relation.create(database=this.database, schema=this.schema, identifier=entity_name ~ '__pending', type='table')) }}
-{%- endmacro %}
-
-{#- The previous batch's rows (their `_source_row_id`) as this model can read them while it is
-    rebuilt: the `__staged` table itself on most engines. -#}
-{% macro previous_batch(staged) -%}
-  {{ return(adapter.dispatch('previous_batch', 'bloomery')(staged)) }}
-{%- endmacro %}
-
-{% macro default__previous_batch(staged) -%}{{ return(staged) }}{%- endmacro %}

@@ -100,31 +100,32 @@ def test_redelivery_keeps_first_seen(tmp_path):
     assert after[0]["_load_id"] == "l9"
 
 
-def test_a_published_batch_is_not_judged_again(tmp_path):
-    """`<entity>__pending` marks a judged batch until its entity commits: a run that finds it
-    judges the previous batch again, a run after a completed build judges only its own rows
-    (and the rows at the watermark, which `>=` always re-reads)."""
+def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
+    """The ledger is built after the entity and its reject table: a run stopped before it (here,
+    after the staged model, then after the entity) leaves its batch unrecorded, and the next run
+    judges it again; a batch the ledger recorded is never judged again."""
     project = DuckProject(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
-    pending = "select count(*) from information_schema.tables where table_name = 'customer__pending'"
     staged = "select _source_row_id from main.customer__staged"
-    assert project.query(pending)[0][0] == 0
+    recorded = "select _source_row_id from main.customer__ledger where _source_row_id in ('c-13', 'c-14', 'c-15')"
     one = [("C13", "c13@example.com", "lu", "2020-01-01", None, "l4", "2024-06-01 00:00:00", "c-13")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], one, append=True)
     project.dbt("run", "--select", "customer__staged")      # as if killed before the entity
-    assert project.query(pending)[0][0] == 1
+    assert project.query(recorded) == []
+    project.dbt("run", "--select", "customer__staged", "customer__reject", "customer")   # ... before the ledger
+    assert project.query(recorded) == []
     two = [("C14", "c14@example.com", "lu", "2020-01-01", None, "l5", "2024-06-02 00:00:00", "c-14")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], two, append=True)
     project.dbt("build")
-    assert {"c-13", "c-14"} <= {r[0] for r in project.query(staged)}
-    assert project.query(pending)[0][0] == 0
+    assert {r[0] for r in project.query(staged)} == {"c-13", "c-14"}
+    assert sorted(project.query(recorded)) == [("c-13",), ("c-14",)]
     assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14')")[0][0] == 2
     three = [("C15", "c15@example.com", "lu", "2020-01-01", None, "l6", "2024-06-03 00:00:00", "c-15")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], three, append=True)
-    project.dbt("build")          # c-13's batch was published: not judged again
-    assert {r[0] for r in project.query(staged)} == {"c-14", "c-15"}
+    project.dbt("build")          # recorded batches are not judged again, whatever their timestamps
+    assert {r[0] for r in project.query(staged)} == {"c-15"}
     assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14', 'c-15')")[0][0] == 3
 
 
@@ -146,8 +147,8 @@ def test_a_row_without_a_usable_timestamp_is_in_every_batch(tmp_path, ingested_a
 
 def test_a_row_without_a_key_is_replaced_when_judged_again(tmp_path):
     """A kept row whose key is NULL is its own dedupe group: when a later run judges it again (here
-    it holds the watermark, which `>=` re-reads), the entity's copy is found by its source row id
-    and replaced, not duplicated."""
+    its source row is delivered again), the entity's copy is found by its source row id and
+    replaced, not duplicated. A build with nothing new does not judge it at all."""
     project = DuckProject(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
@@ -158,8 +159,13 @@ def test_a_row_without_a_key_is_replaced_when_judged_again(tmp_path):
     project.dbt("build")
     assert project.query(count)[0][0] == 1
     project.dbt("build")
-    assert project.query("select count(*) from main.customer__staged where _source_row_id = 'c-nk'")[0][0] == 1
+    assert project.query("select count(*) from main.customer__staged where _source_row_id = 'c-nk'")[0][0] == 0
+    again = [(None, "nk2@example.com", "lu", "2020-01-01", None, "l8", "2024-07-02 00:00:00", "c-nk")]
+    project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], again, append=True)
+    project.dbt("build")
+    assert project.query("select count(*) from main.customer__staged where _source_row_id = 'c-nk'")[0][0] == 2
     assert project.query(count)[0][0] == 1
+    assert project.query("select email from main.customer where _source_row_id = 'c-nk'") == [("nk2@example.com",)]
 
 
 @pytest.mark.parametrize("bronze", ["a table with a rowid column", "a view"])

@@ -38,6 +38,8 @@ def render(project: ProjectIR) -> dict[str, str]:
             files[f"{name}.sql"] = _entity_sql(entity)
         if entity["quarantine"]:
             files[f"{name}__reject.sql"] = _reject_sql(entity)
+        if entity["metadata"]:
+            files[f"{name}__ledger.sql"] = _ledger_sql(entity)
         files[f"{name}.yml"] = _entity_yaml(entity)
     for check in project.reconcile:
         files[f"{check['name']}__reconcile.sql"] = _reconcile_sql(check, entities)
@@ -157,12 +159,8 @@ def _staged_sql(entity: dict) -> str:
     parents_lit = "{" + ", ".join(
         f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
         for p, cut in parents) + "}"
-    pending = None
-    if entity["metadata"] and entity["scd"] != "type2":
-        # marks the batch unpublished until the entity commits (bloomery.pending_batch)
-        pending = ["{{ bloomery.pending_batch(" + literal(entity["entity"]) + ") }}"]
     return (SQL_HEADER + _entity_literal(entity)
-            + _config(materialized="table", post_hook=pending, grants=_grants(entity), tags=["bloomery"])
+            + _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
             + "{{ bloomery.quality_split(entity, " + sources + ", " + parents_lit + ") }}\n")
 
 
@@ -175,18 +173,37 @@ def _entity_sql(entity: dict) -> str:
         merged = ", true" if _merged(entity) else ""
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")" + merged + ") }}")
-        published = "{{ bloomery.pending_batch(" + literal(entity["entity"]) + ", published=true) }}"
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook], post_hook=[published], grants=_grants(entity), tags=["bloomery"])
+                         pre_hook=[hook], grants=_grants(entity), tags=["bloomery"])
     else:
         config = _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
     deps = ""
     if entity["quarantine"]:
-        # Publish the reject table first: the entity's newest `_ingested_at` is the next run's
-        # watermark, so an interrupted run re-judges its batch instead of losing diverted rows.
+        # the reject table first: a run stopped between the two leaves diverted rows recorded
+        # and kept rows unpublished, which the next run's re-judging of the batch completes
         deps = "-- depends_on: {{ ref(" + literal(f"{entity['entity']}__reject") + ") }}\n"
     return (SQL_HEADER + deps + _entity_literal(entity) + config
             + "{{ bloomery.entity_rows(entity, ref(" + staged + ")) }}\n")
+
+
+def _ledger_sql(entity: dict) -> str:
+    """`<entity>__ledger`: the bronze deliveries judged so far, by identity, with their route. It
+    is built last (after the entity and its reject table): what it records is what the next
+    incremental run will not judge again, so a run stopped before it leaves its batch to be
+    judged again rather than lost."""
+    name = entity["entity"]
+    staged = literal(f"{name}__staged")
+    deps = "-- depends_on: {{ ref(" + literal(name) + ") }}\n"
+    if entity["quarantine"]:
+        deps += "-- depends_on: {{ ref(" + literal(f"{name}__reject") + ") }}\n"
+    if entity.get("materialization", "incremental_by_key") == "full":
+        # every build judges all of bronze: the ledger is that build's verdicts
+        config = _config(materialized="table", tags=["bloomery"])
+    else:
+        forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")) }}"
+        config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
+                         pre_hook=[forget], tags=["bloomery"])
+    return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
 
 
 def _merged(entity: dict) -> bool:
@@ -242,6 +259,7 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
     for e in entities:
         name = e["entity"]
         reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
+        ledger = "ref(" + literal(f"{name}__ledger") + ")" if e["metadata"] else "none"
         # a merged entity is counted per mapping (its rows carry `_source`), so the mapping column
         # says which relation each count is about and the rows still add up to the entity
         for m in e["mappings"]:
@@ -250,8 +268,7 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
                 f'"entity": {literal(name)}', f'"mapping": {literal(m["mapping"])}',
                 f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
                 f'"rules": {literal([[r["name"], r["disposition"]] for r in rules])}',
-                f'"kept": ref({literal(name)})', f'"reject": {reject}',
-                f'"bronze": source(\'bronze\', {literal(m["source"])})']
+                f'"kept": ref({literal(name)})', f'"reject": {reject}', f'"ledger": {ledger}']
                 + ([f'"source": {literal(m["source"])}'] if _merged(e) else [])) + "}")
     checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
                                f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
@@ -326,8 +343,8 @@ def _entity_yaml(entity: dict) -> str:
     if _merged(entity):
         metadata.append({"name": "_source", "description": "Bronze relation the row came from (the entity merges "
                                                            "several mappings)."})
-    staged_tests, entity_tests = _audits(entity)
-    _attach_asserts(entity, columns, taken={next(iter(t.values()))["name"] for t in staged_tests + entity_tests})
+    staged_tests, entity_tests, ledger_tests = _audits(entity)
+    _attach_asserts(entity, columns, taken={next(iter(t.values()))["name"] for t in staged_tests + entity_tests + ledger_tests})
     models = [
         {"name": f"{name}__staged",
          "description": f"Every candidate row of `{name}` in this run, transformed, deduplicated and judged once "
@@ -358,6 +375,14 @@ def _entity_yaml(entity: dict) -> str:
             "description": f"Rows of `{name}` diverted by a quarantine rule, with their bronze payload for replay. "
                            f"Retention {entity['quarantine']['retention']}.",
             "columns": [{"name": c, "description": d} for c, d in _REJECT_COLUMNS],
+        })
+    if entity["metadata"]:
+        models.append({
+            "name": f"{name}__ledger",
+            "description": f"Every bronze delivery of `{name}` judged so far, by identity, with its route (keep, "
+                           "quarantine, deduped, expired); an incremental build judges what it does not hold.",
+            "data_tests": ledger_tests,
+            "columns": [{"name": c, "description": d} for c, d in _LEDGER_COLUMNS],
         })
     doc = {"version": 2, "models": models, **({"snapshots": snapshots} if snapshots else {})}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
@@ -408,8 +433,9 @@ def _ref(name: str) -> str:
     return "{{ ref(" + literal(name) + ") }}"
 
 
-def _audits(entity: dict) -> tuple[list, list]:
-    """Blocking audits: on `__staged` so a failure stops the entity, its reject table and the mart."""
+def _audits(entity: dict) -> tuple[list, list, list]:
+    """Blocking audits: on `__staged` so a failure stops the entity, its reject table and the mart;
+    on the entity; and the conservation law on `__ledger`, which is built last."""
     name = entity["entity"]
     staged, kept = [], []
     if entity["metadata"]:
@@ -434,17 +460,17 @@ def _audits(entity: dict) -> tuple[list, list]:
                             "to let the latest delivery win).",
                             entity=name, key=entity["key"], incremental=bool(entity["metadata"]),
                             current_only=entity["scd"] == "type2"))
-    if entity["quarantine"]:
-        bronze = ["{{ source('bronze', " + literal(m["source"]) + ") }}" for m in entity["mappings"]]
-        relations = {"staged": _ref(f"{name}__staged"), "reject": _ref(f"{name}__reject"), "source": bronze[0]}
-        merged = {}
-        if _merged(entity):
-            relations["sources"] = bronze
-            merged = {"merged": True}
-        kept.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
-                          "Blocking: every row surviving dedupe this run is in the entity or unresolved in the "
-                          "reject table, exactly once.",
-                          relations=relations, current_only=entity["scd"] == "type2", **merged))
+    ledger = []
+    if entity["metadata"]:
+        relations = {"entity": _ref(name),
+                     "sources": ["{{ source('bronze', " + literal(m["source"]) + ") }}" for m in entity["mappings"]]}
+        if entity["quarantine"]:
+            relations["reject"] = _ref(f"{name}__reject")
+        ledger.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
+                            "Blocking: every bronze row is judged, and is in the entity, unresolved in the reject "
+                            "table, resolved, or recorded as having lost its key to a named winner.",
+                            relations=relations, names=[m["source"] for m in entity["mappings"]],
+                            current_only=entity["scd"] == "type2", merged=_merged(entity)))
     if not entity["dedupe"]:
         # dedupe is the only thing that keeps one row per key: without it two bronze rows of a key
         # are both published. Read on the entity as published (earlier incremental runs included).
@@ -452,7 +478,7 @@ def _audits(entity: dict) -> tuple[list, list]:
                           "Blocking: no key is held by two rows" + (" among current versions" if entity["scd"] == "type2"
                                                                      else "") + " (the entity declares no dedupe:).",
                           key=entity["key"], current_only=entity["scd"] == "type2"))
-    return staged, kept
+    return staged, kept, ledger
 
 
 def _attach_asserts(entity: dict, columns: list[dict], taken: set[str]):
@@ -492,4 +518,15 @@ _REJECT_COLUMNS = [
     ("last_seen", "When the source last delivered the row."),
     ("resolved_at", "Set when the row left quarantine (replayed, or superseded by a newer row of its key)."),
     ("last_evaluated_at", "When replay last re-judged the row."),
+]
+
+_LEDGER_COLUMNS = [
+    ("source_relation", "Bronze relation the delivery is in."),
+    ("_source_row_id", "Source row identity."),
+    ("_load_id", "Load that delivered it."),
+    ("_ingested_at", "Ingestion time of the delivery, as stored in bronze."),
+    ("route", "Where its latest judging put it: keep, quarantine (the reject table), deduped, or expired (its "
+              "reject row was deleted by retention)."),
+    ("winner_row_id", "For a deduped delivery: the source row it lost its key to."),
+    ("run_id", "dbt invocation_id of the run that judged it."),
 ]
