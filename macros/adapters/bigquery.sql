@@ -113,6 +113,13 @@
   {{ return(bloomery.default__entity_rows(entity, staged)) }}
 {%- endmacro %}
 
+{#- The ledger: its pre-hook has forgotten the re-judged source rows, so a merge on the delivery's
+    identity only inserts, as append would. -#}
+{% macro bigquery__ledger_rows(staged) -%}
+  {%- do config(incremental_strategy='merge', unique_key=['source_relation', '_source_row_id', '_load_id', '_ingested_at']) -%}
+  {{ return(bloomery.default__ledger_rows(staged)) }}
+{%- endmacro %}
+
 {#- delete+insert on reject_id: a merge on it where every column takes the new row (the select
     already carries first_seen and last_evaluated_at over). -#}
 {% macro bigquery__reject_rows(entity, staged, sources) -%}

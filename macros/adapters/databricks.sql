@@ -10,6 +10,10 @@
   {{ return(bloomery.default__entity_delete_touched(key, dedupe, staged, merged)) }}
 {%- endmacro %}
 
+{% macro databricks__ledger_forget_rejudged(staged) -%}
+  {{ return(bloomery.default__ledger_forget_rejudged(staged)) }}
+{%- endmacro %}
+
 {#- delete+insert on reject_id, as a Delta MERGE (every column takes the new row; the select
     already carries first_seen and last_evaluated_at over). -#}
 {% macro databricks__reject_rows(entity, staged, sources) -%}

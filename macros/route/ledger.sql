@@ -6,6 +6,10 @@
     does not hold (`quality_split`'s `_in_batch`); the conservation audit proves every bronze row
     ends where its route says. -#}
 {% macro ledger_rows(staged) -%}
+  {{ return(adapter.dispatch('ledger_rows', 'bloomery')(staged)) }}
+{%- endmacro %}
+
+{% macro default__ledger_rows(staged) -%}
   {%- set q = adapter.quote -%}
 select
   {{ q('_bloomery_source') }} as {{ q('source_relation') }},
