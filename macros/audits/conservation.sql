@@ -1,15 +1,15 @@
 {#- Blocking audit on `<entity>__ledger`: the conservation law over all of bronze, not only this
-    run's batch. Every bronze delivery is judged (in the ledger, by identity), and every judged
-    delivery is where its route says:
+    run's batch. Every bronze delivery is judged (in the ledger, by identity; the rows of a load
+    the ledger holds one for one are settled, see `open_loads`), and every judged delivery is
+    where its route says:
       keep        its source row is in the entity (a type 2 entity: among current versions);
-      quarantine, held
-                  its source row has a reject row (unresolved, or resolved by replay or a
-                  supersession: the reject row is the record);
+      quarantine  its source row has a reject row (unresolved, or resolved by replay or a
+                  supersession: the reject row is the record); a held delivery is recorded so;
       deduped     it names the source row it lost its key to, and that row is judged and not
                   itself deduped;
       expired     its reject row was deleted by retention (recorded by the purge).
     And the other way round: an entity row has a 'keep' verdict or a resolved reject row (replay
-    admits rows from the reject table), and an unresolved reject row has a diverted or held delivery.
+    admits rows from the reject table), and an unresolved reject row has a diverted delivery.
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
@@ -18,79 +18,89 @@
   {%- set names, current_only, merged = bloomery.argument(names), bloomery.argument(current_only), bloomery.argument(merged) -%}
   {%- set q = adapter.quote -%}
   {%- set srid, src = q('_source_row_id'), q('source_relation') -%}
-  {%- set s = bloomery.type_name({'name': 'string'}) -%}
-with bronze as (
+with open_loads as (
+  {%- set bronze = [] %}
+  {%- for b in sources %}{% do bronze.append([names[loop.index0], b]) %}{% endfor %}
+  {{ bloomery.open_loads(bronze, model) }}
+),
+bronze as (
+  {#- the rows of the loads the ledger does not hold one for one: only those can be unjudged #}
   {%- for b in sources %}
-  select {{ bloomery.string_literal(names[loop.index0]) }} as {{ src }},
-         cast({{ srid }} as {{ s }}) as {{ srid }}, cast({{ q('_load_id') }} as {{ s }}) as {{ q('_load_id') }},
-         cast({{ q('_ingested_at') }} as {{ s }}) as {{ q('_ingested_at') }}
-  from {{ b }}
+  select {{ bloomery.string_literal(names[loop.index0]) }} as {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}
+  from {{ b }} as b
+  where b.{{ q('_load_id') }} is null
+     or exists (select 1 from open_loads as o
+                where o.{{ src }} = {{ bloomery.string_literal(names[loop.index0]) }} and o.{{ q('_load_id') }} = b.{{ q('_load_id') }})
   {%- if not loop.last %}
   union all
   {%- endif %}
   {%- endfor %}
 ),
-ledger as (
-  select {{ src }}, cast({{ srid }} as {{ s }}) as {{ srid }}, cast({{ q('_load_id') }} as {{ s }}) as {{ q('_load_id') }},
-         cast({{ q('_ingested_at') }} as {{ s }}) as {{ q('_ingested_at') }}, {{ q('route') }},
-         cast({{ q('winner_row_id') }} as {{ s }}) as {{ q('winner_row_id') }}
-  from {{ model }}
-),
 published as (
-  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }},
-         cast({{ srid }} as {{ s }}) as {{ srid }}
+  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}
   from {{ entity }}
   where {{ srid }} is not null{% if current_only %} and dbt_valid_to is null{% endif %}
 ),
 {%- if reject is not none %}
 rejected as (
-  select {{ src }}, cast({{ srid }} as {{ s }}) as {{ srid }}, {{ q('resolved_at') }} is null as unresolved
+  select {{ src }}, {{ srid }}, {{ q('resolved_at') }} is null as unresolved
   from {{ reject }}
 ),
 {%- endif %}
+{#- the winners deduped rows name, and those of them judged and not deduped themselves: the
+    ledger is probed against the few winners, not the other way round #}
+winners as (
+  select distinct {{ q('winner_row_id') }} as {{ srid }} from {{ model }} where {{ q('route') }} = 'deduped'
+),
+judged_winners as (
+  select distinct l.{{ srid }} from {{ model }} as l
+  join winners as w on w.{{ srid }} = l.{{ srid }}
+  where l.{{ q('route') }} <> 'deduped'
+),
 violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
   from bronze as b
   where not exists (
-    select 1 from ledger as l
+    select 1 from {{ model }} as l
     where l.{{ src }} = b.{{ src }} and l.{{ srid }} = b.{{ srid }}
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
   union all
-  select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'kept but not in the entity'
-  from ledger as l
-  where l.{{ q('route') }} = 'keep'
-    and not exists (select 1 from published as p where p.{{ src }} = l.{{ src }} and p.{{ srid }} = l.{{ srid }})
+  {#- kept deliveries and entity rows, matched both ways in one join #}
+  select coalesce(k.{{ src }}, p.{{ src }}), coalesce(k.{{ srid }}, p.{{ srid }}), k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }},
+         case when p.{{ srid }} is null then 'kept but not in the entity' else 'in the entity without a keep verdict' end
+  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }} from {{ model }} where {{ q('route') }} = 'keep') as k
+  full join published as p on {% if merged %}p.{{ src }} = k.{{ src }} and {% endif %}p.{{ srid }} = k.{{ srid }}
+  where p.{{ srid }} is null
+     or (k.{{ srid }} is null
+  {%- if reject is not none %}
+         {#- replay admits rows from the reject table: their reject rows are resolved #}
+         and not exists (select 1 from rejected as r
+                         where r.{{ src }} = p.{{ src }} and r.{{ srid }} = p.{{ srid }} and not r.unresolved)
+  {%- endif %})
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'deduped without a judged winner'
-  from ledger as l
+  from {{ model }} as l
   where l.{{ q('route') }} = 'deduped'
-    and not exists (select 1 from ledger as w
-                    where w.{{ srid }} = l.{{ q('winner_row_id') }} and w.{{ q('route') }} <> 'deduped')
-  union all
-  select p.{{ src }}, p.{{ srid }}, null, null, 'in the entity without a keep verdict'
-  from published as p
-  where not exists (select 1 from ledger as l
-                    where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('route') }} = 'keep')
+    and (l.{{ q('winner_row_id') }} is null
+         or l.{{ q('winner_row_id') }} not in (select {{ srid }} from judged_winners))
   {%- if reject is not none %}
-    and not exists (select 1 from rejected as r
-                    where r.{{ src }} = p.{{ src }} and r.{{ srid }} = p.{{ srid }} and not r.unresolved)
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'diverted but not in the reject table'
-  from ledger as l
-  where l.{{ q('route') }} in ('quarantine', 'held')
+  from {{ model }} as l
+  where l.{{ q('route') }} = 'quarantine'
     and not exists (select 1 from rejected as r where r.{{ src }} = l.{{ src }} and r.{{ srid }} = l.{{ srid }})
   union all
   select r.{{ src }}, r.{{ srid }}, null, null, 'unresolved reject without a diverted delivery'
   from rejected as r
   where r.unresolved
-    and not exists (select 1 from ledger as l
-                    where l.{{ src }} = r.{{ src }} and l.{{ srid }} = r.{{ srid }} and l.{{ q('route') }} in ('quarantine', 'held'))
+    and not exists (select 1 from {{ model }} as l
+                    where l.{{ src }} = r.{{ src }} and l.{{ srid }} = r.{{ srid }} and l.{{ q('route') }} = 'quarantine')
   {%- else %}
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'diverted without a reject table'
-  from ledger as l
-  where l.{{ q('route') }} in ('quarantine', 'held', 'expired')
+  from {{ model }} as l
+  where l.{{ q('route') }} in ('quarantine', 'expired')
   {%- endif %}
 )
 select * from violations

@@ -21,6 +21,7 @@
 {%- endmacro %}
 
 {% macro default__quality_split(entity, sources, parents, batch) -%}
+{%- do bloomery.assert_bronze_columns(entity, sources) -%}
 {%- set q = adapter.quote -%}
 {%- set key = entity.key -%}
 {%- set state = bloomery._batch_state(entity) if batch else none -%}
@@ -42,6 +43,13 @@
     that choice. -#}
 {%- set early = entity.dedupe and entity.mappings | length == 1 and (state is none or narrow) %}
 with
+{%- if state is not none %}
+open_loads as (
+  {%- set bronze = [] %}
+  {%- for mapping in entity.mappings %}{% do bronze.append([mapping.source, sources[mapping.source]]) %}{% endfor %}
+  {{ bloomery.open_loads(bronze, state.ledger) }}
+),
+{%- endif %}
 {%- if narrow %}
 touching as (
 {%- for mapping in entity.mappings %}
@@ -416,19 +424,23 @@ from routed
 {#- A bronze row of this run's batch: a delivery the ledger has not recorded as judged, matched by
     identity (bronze relation, `_source_row_id`, `_load_id`, `_ingested_at`), never by a
     timestamp: a late part of a judged load, or a retried load with older timestamps, is judged
-    like any other delivery. A row with a NULL in its identity matches nothing, so it is always in
-    the batch, where the ingestion-metadata audit stops the run. `prefix` qualifies the bronze
-    row's columns (the subquery reads a relation with the same column names); `source` is the SQL
-    of its bronze relation's name. -#}
+    like any other delivery. Only the rows of an open load are matched row by row (`_open_loads`).
+    A row with a NULL in its identity matches nothing, so it is always in the batch, where the
+    ingestion-metadata audit stops the run. `prefix` qualifies the bronze row's columns (the
+    subqueries read relations with the same column names); `source` is the SQL of its bronze
+    relation's name. -#}
 {% macro _in_batch(state, prefix, source) -%}
   {%- set q = adapter.quote -%}
-  not exists (
-     select 1 from {{ state.ledger }} as l
-     where l.{{ q('_source_row_id') }} = {{ prefix }}{{ q('_source_row_id') }}
-       and l.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
-       and l.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
-       and l.{{ q('source_relation') }} = {{ source }}
-   )
+  ({{ prefix }}{{ q('_load_id') }} is null
+   or (exists (select 1 from open_loads as o
+               where o.{{ q('source_relation') }} = {{ source }} and o.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }})
+       and not exists (
+         select 1 from {{ state.ledger }} as l
+         where l.{{ q('_source_row_id') }} = {{ prefix }}{{ q('_source_row_id') }}
+           and l.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
+           and l.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
+           and l.{{ q('source_relation') }} = {{ source }}
+       )))
 {%- endmacro %}
 
 {#- The ledger an incremental run reads, or none when this build judges all of bronze: a `full`
