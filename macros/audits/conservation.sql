@@ -10,6 +10,8 @@
       expired     its reject row was deleted by retention (recorded by the purge).
     And the other way round: an entity row has a 'keep' verdict or a resolved reject row (replay
     admits rows from the reject table), and an unresolved reject row has a diverted delivery.
+    This run's verdicts (the ledger rows of this invocation) are matched row by row; kept
+    deliveries and entity rows of earlier runs are matched by count (kept + replayed = entity).
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
@@ -18,6 +20,7 @@
   {%- set names, current_only, merged = bloomery.argument(names), bloomery.argument(current_only), bloomery.argument(merged) -%}
   {%- set q = adapter.quote -%}
   {%- set srid, src = q('_source_row_id'), q('source_relation') -%}
+  {%- set s = bloomery.type_name({'name': 'string'}) -%}
 with open_loads as (
   {%- set bronze = [] %}
   {%- for b in sources %}{% do bronze.append([names[loop.index0], b]) %}{% endfor %}
@@ -47,15 +50,41 @@ rejected as (
   from {{ reject }}
 ),
 {%- endif %}
-{#- the winners deduped rows name, and those of them judged and not deduped themselves: the
-    ledger is probed against the few winners, not the other way round #}
+{#- this run's verdicts are checked row by row; the rest of the ledger, judged and checked by
+    earlier runs, is checked by count: at 10M rows a row-by-row match of every kept delivery with
+    every entity row costs more than an incremental build -#}
+judged_now as (
+  select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('route') }}, {{ q('winner_row_id') }}
+  from {{ model }}
+  where {{ q('run_id') }} = {{ bloomery.string_literal(invocation_id) }}
+),
 winners as (
-  select distinct {{ q('winner_row_id') }} as {{ srid }} from {{ model }} where {{ q('route') }} = 'deduped'
+  select distinct {{ q('winner_row_id') }} as {{ srid }} from judged_now where {{ q('route') }} = 'deduped'
 ),
 judged_winners as (
   select distinct l.{{ srid }} from {{ model }} as l
   join winners as w on w.{{ srid }} = l.{{ srid }}
   where l.{{ q('route') }} <> 'deduped'
+),
+{#- entity rows replay admitted: their delivery is recorded as diverted, their reject row resolved -#}
+{%- if reject is not none %}
+replayed as (
+  select p.{{ src }}, p.{{ srid }} from published as p
+  join (select {{ src }}, {{ srid }} from rejected where not unresolved) as r
+    on r.{{ srid }} = p.{{ srid }} and r.{{ src }} = p.{{ src }}
+  where not exists (select 1 from {{ model }} as l
+                    where l.{{ srid }} = p.{{ srid }} and l.{{ src }} = p.{{ src }} and l.{{ q('route') }} = 'keep')
+),
+{%- endif %}
+counts as (
+  select
+    (select count(*) from {{ model }} where {{ q('route') }} = 'keep') as kept_deliveries,
+    {%- if reject is not none %}
+    (select count(*) from replayed) as replayed_rows,
+    {%- else %}
+    0 as replayed_rows,
+    {%- endif %}
+    (select count(*) from published) as entity_rows
 ),
 violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
@@ -66,21 +95,18 @@ violations as (
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
   union all
-  {#- kept deliveries and entity rows, matched both ways in one join #}
-  select coalesce(k.{{ src }}, p.{{ src }}), coalesce(k.{{ srid }}, p.{{ srid }}), k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }},
-         case when p.{{ srid }} is null then 'kept but not in the entity' else 'in the entity without a keep verdict' end
-  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }} from {{ model }} where {{ q('route') }} = 'keep') as k
-  full join published as p on {% if merged %}p.{{ src }} = k.{{ src }} and {% endif %}p.{{ srid }} = k.{{ srid }}
-  where p.{{ srid }} is null
-     or (k.{{ srid }} is null
-  {%- if reject is not none %}
-         {#- replay admits rows from the reject table: their reject rows are resolved #}
-         and not exists (select 1 from rejected as r
-                         where r.{{ src }} = p.{{ src }} and r.{{ srid }} = p.{{ srid }} and not r.unresolved)
-  {%- endif %})
+  select null, null, null, null, 'kept deliveries (' || cast(kept_deliveries as {{ s }}) || ') and replayed rows ('
+         || cast(replayed_rows as {{ s }}) || ') do not add up to the entity rows (' || cast(entity_rows as {{ s }}) || ')'
+  from counts
+  where kept_deliveries + replayed_rows <> entity_rows
+  union all
+  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }}, 'kept but not in the entity'
+  from judged_now as k
+  where k.{{ q('route') }} = 'keep'
+    and not exists (select 1 from published as p where p.{{ srid }} = k.{{ srid }}{% if merged %} and p.{{ src }} = k.{{ src }}{% endif %})
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'deduped without a judged winner'
-  from {{ model }} as l
+  from judged_now as l
   where l.{{ q('route') }} = 'deduped'
     and (l.{{ q('winner_row_id') }} is null
          or l.{{ q('winner_row_id') }} not in (select {{ srid }} from judged_winners))

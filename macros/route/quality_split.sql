@@ -49,6 +49,13 @@ open_loads as (
   {%- for mapping in entity.mappings %}{% do bronze.append([mapping.source, sources[mapping.source]]) %}{% endfor %}
   {{ bloomery.open_loads(bronze, state.ledger) }}
 ),
+{#- the ledger's deliveries of those loads: the batch is matched against these, not the whole ledger #}
+judged_open as (
+  select l.{{ q('source_relation') }}, l.{{ q('_source_row_id') }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}
+  from {{ state.ledger }} as l
+  where exists (select 1 from open_loads as o
+                where o.{{ q('source_relation') }} = l.{{ q('source_relation') }} and o.{{ q('_load_id') }} = l.{{ q('_load_id') }})
+),
 {%- endif %}
 {%- if narrow %}
 touching as (
@@ -435,7 +442,7 @@ from routed
    or (exists (select 1 from open_loads as o
                where o.{{ q('source_relation') }} = {{ source }} and o.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }})
        and not exists (
-         select 1 from {{ state.ledger }} as l
+         select 1 from judged_open as l
          where l.{{ q('_source_row_id') }} = {{ prefix }}{{ q('_source_row_id') }}
            and l.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
            and l.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
