@@ -145,3 +145,26 @@ def test_a_quarantined_child_waits_for_replay_whatever_its_timestamp(kind, tmp_p
     result = project.dbt("build")
     assert result.statuses["order_conservation"] == "pass"
     assert project.query(admitted) == [("o-1",), ("o-30",), ("o-31",), ("o-32",), ("o-40",)]
+
+
+@pytest.mark.duckdb
+@pytest.mark.parametrize("tamper, problem", [
+    ("delete from main.customer__ledger where _source_row_id = 'c-20'", "bronze row never judged"),
+    ("delete from main.customer where _source_row_id = 'c-20'", "do not add up to the entity rows"),
+])
+def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, tmp_path):
+    """The audit is global: a bronze row the ledger lost, or a kept row the entity lost, fails it
+    in a later `dbt test`, not only in the build that judged it."""
+    project = DuckProject(tmp_path)
+    materialize(project, "incremental_by_key")
+    for table, spec in shop.BRONZE.items():
+        rows = [v for v, _ in spec["rows"]] + (LATE_PART if table == "crm__customers" else [])
+        project.write_bronze(table, spec["columns"], rows)
+    assert project.compile() == 0
+    project.dbt("build")
+    assert project.dbt("test", "--select", "customer_conservation").statuses["customer_conservation"] == "pass"
+    project.execute(tamper)
+    result = project.dbt("test", "--select", "customer_conservation", check=False)
+    assert result.statuses["customer_conservation"] == "fail"
+    found = project.query("select problem from main_dbt_test__audit.customer_conservation")
+    assert any(problem in f[0] for f in found), found
