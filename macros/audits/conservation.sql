@@ -21,6 +21,12 @@
   {%- set q = adapter.quote -%}
   {%- set srid, src = q('_source_row_id'), q('source_relation') -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
+  {#- the entity's rows by source row, inlined where read: a CTE read three times is materialized -#}
+  {%- set published -%}
+  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}
+  from {{ entity }}
+  where {{ srid }} is not null{% if current_only %} and dbt_valid_to is null{% endif %}
+  {%- endset -%}
 with open_loads as (
   {%- set bronze = [] %}
   {%- for b in sources %}{% do bronze.append([names[loop.index0], b]) %}{% endfor %}
@@ -39,11 +45,6 @@ bronze as (
   {%- endif %}
   {%- endfor %}
 ),
-published as (
-  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}
-  from {{ entity }}
-  where {{ srid }} is not null{% if current_only %} and dbt_valid_to is null{% endif %}
-),
 {%- if reject is not none %}
 rejected as (
   select {{ src }}, {{ srid }}, {{ q('resolved_at') }} is null as unresolved
@@ -58,6 +59,11 @@ judged_now as (
   from {{ model }}
   where {{ q('run_id') }} = {{ bloomery.string_literal(invocation_id) }}
 ),
+{#- the entity rows of this run's source rows: the entity is probed against the batch -#}
+published_now as (
+  select p.{{ src }}, p.{{ srid }} from ({{ published }}) as p
+  where p.{{ srid }} in (select {{ srid }} from judged_now where {{ q('route') }} = 'keep')
+),
 winners as (
   select distinct {{ q('winner_row_id') }} as {{ srid }} from judged_now where {{ q('route') }} = 'deduped'
 ),
@@ -69,11 +75,12 @@ judged_winners as (
 {#- entity rows replay admitted: their delivery is recorded as diverted, their reject row resolved -#}
 {%- if reject is not none %}
 replayed as (
-  select p.{{ src }}, p.{{ srid }} from published as p
-  join (select {{ src }}, {{ srid }} from rejected where not unresolved) as r
-    on r.{{ srid }} = p.{{ srid }} and r.{{ src }} = p.{{ src }}
-  where not exists (select 1 from {{ model }} as l
-                    where l.{{ srid }} = p.{{ srid }} and l.{{ src }} = p.{{ src }} and l.{{ q('route') }} = 'keep')
+  {#- from the few resolved rejects to the entity and the ledger, not the other way round #}
+  select r.{{ src }}, r.{{ srid }} from rejected as r
+  where not r.unresolved
+    and exists (select 1 from ({{ published }}) as p where p.{{ srid }} = r.{{ srid }} and p.{{ src }} = r.{{ src }})
+    and not exists (select 1 from {{ model }} as l
+                    where l.{{ srid }} = r.{{ srid }} and l.{{ src }} = r.{{ src }} and l.{{ q('route') }} = 'keep')
 ),
 {%- endif %}
 counts as (
@@ -84,7 +91,7 @@ counts as (
     {%- else %}
     0 as replayed_rows,
     {%- endif %}
-    (select count(*) from published) as entity_rows
+    (select count(*) from ({{ published }}) as p) as entity_rows
 ),
 violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
@@ -103,7 +110,7 @@ violations as (
   select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }}, 'kept but not in the entity'
   from judged_now as k
   where k.{{ q('route') }} = 'keep'
-    and not exists (select 1 from published as p where p.{{ srid }} = k.{{ srid }}{% if merged %} and p.{{ src }} = k.{{ src }}{% endif %})
+    and not exists (select 1 from published_now as p where p.{{ srid }} = k.{{ srid }}{% if merged %} and p.{{ src }} = k.{{ src }}{% endif %})
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'deduped without a judged winner'
   from judged_now as l
