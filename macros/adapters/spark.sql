@@ -243,25 +243,32 @@
     rows this run diverts or holds are spared, as there). -#}
 {% macro spark_record_expired(retention_hours, staged_identifier) -%}
   {%- if execute and is_incremental() -%}
-    {%- set ledger = adapter.get_relation(database=this.database, schema=this.schema,
-                                          identifier=this.identifier[:-('__reject' | length)] ~ '__ledger') -%}
-    {%- if ledger is not none -%}
-      {%- set q = adapter.quote -%}
-      {%- set staged = this.incorporate(path={'identifier': staged_identifier}) -%}
-      {%- set cols = ['source_relation', '_source_row_id', '_load_id', '_ingested_at', 'route', 'winner_row_id', 'run_id'] -%}
-      {%- set keep -%}
-        select {% for c in cols %}{% if c == 'route' %}case when l.{{ q('route') }} in ('quarantine', 'held') and e.{{ q('_source_row_id') }} is not null then 'expired' else l.{{ q('route') }} end as {{ q('route') }}{% else %}l.{{ q(c) }}{% endif %}{{ ", " if not loop.last }}{% endfor %}
-        from {{ ledger }} as l
-        left join (
-          select distinct r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }} from {{ this }} as r
-          left anti join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}
-                          where {{ q('_bloomery_route') }} in ('quarantine', 'held')) as f
-            on f.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }} and f.{{ q('_bloomery_source') }} = r.{{ q('source_relation') }}
-          where not ({{ bloomery._spark_retained(retention_hours) }})
-        ) as e on e.{{ q('_source_row_id') }} = l.{{ q('_source_row_id') }} and e.{{ q('source_relation') }} = l.{{ q('source_relation') }}
-      {%- endset -%}
-      {%- do bloomery._spark_rewrite(ledger, keep) -%}
-    {%- endif -%}
+    {%- do bloomery._spark_expire_in_ledger(this, retention_hours, this.incorporate(path={'identifier': staged_identifier})) -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Rewrites `<entity>__ledger` (if there is one) with the deliveries of the reject rows retention
+    drops from `reject` marked 'expired'; the rows `staged` diverts or holds are spared. -#}
+{% macro _spark_expire_in_ledger(reject, retention_hours, staged=none) -%}
+  {%- set ledger = adapter.get_relation(database=reject.database, schema=reject.schema,
+                                        identifier=reject.identifier[:-('__reject' | length)] ~ '__ledger') -%}
+  {%- if ledger is not none -%}
+    {%- set q = adapter.quote -%}
+    {%- set cols = ['source_relation', '_source_row_id', '_load_id', '_ingested_at', 'route', 'winner_row_id', 'run_id'] -%}
+    {%- set keep -%}
+      select {% for c in cols %}{% if c == 'route' %}case when l.{{ q('route') }} = 'quarantine' and e.{{ q('_source_row_id') }} is not null then 'expired' else l.{{ q('route') }} end as {{ q('route') }}{% else %}l.{{ q(c) }}{% endif %}{{ ", " if not loop.last }}{% endfor %}
+      from {{ ledger }} as l
+      left join (
+        select distinct r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }} from {{ reject }} as r
+        {%- if staged is not none %}
+        left anti join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}
+                        where {{ q('_bloomery_route') }} in ('quarantine', 'held')) as f
+          on f.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }} and f.{{ q('_bloomery_source') }} = r.{{ q('source_relation') }}
+        {%- endif %}
+        where not ({{ bloomery._spark_retained(retention_hours) }})
+      ) as e on e.{{ q('_source_row_id') }} = l.{{ q('_source_row_id') }} and e.{{ q('source_relation') }} = l.{{ q('source_relation') }}
+    {%- endset -%}
+    {%- do bloomery._spark_rewrite(ledger, keep) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -339,6 +346,7 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
     rewrites the table and leaves no statement to run. -#}
 {% macro spark__purge_expired(retention_hours, relation, fresh) -%}
   {%- if relation is not none and execute -%}
+    {%- do bloomery._spark_expire_in_ledger(relation, retention_hours) -%}
     {%- do bloomery._spark_rewrite(relation, 'select * from ' ~ relation ~ ' where ' ~ bloomery._spark_retained(retention_hours)) -%}
   {%- endif -%}
 {%- endmacro %}
