@@ -39,6 +39,15 @@ def materialize(project, kind: str):
     path.write_text(text)
 
 
+def built_once(project):
+    """The shop's bronze with the late part already in it, compiled and built in one build."""
+    for table, spec in shop.BRONZE.items():
+        rows = [v for v, _ in spec["rows"]] + (LATE_PART if table == "crm__customers" else [])
+        project.write_bronze(table, spec["columns"], rows)
+    assert project.compile() == 0
+    project.dbt("build")
+
+
 def engine_project(engine, tmp_path, request):
     if engine == "duckdb":
         return DuckProject(tmp_path)
@@ -84,11 +93,7 @@ def test_a_late_part_of_a_judged_load_lands_where_a_full_refresh_puts_it(engine,
     # one build over the same bronze puts every row in the same place
     once = engine_project(engine, tmp_path / "once", request)
     materialize(once, "incremental_by_key")
-    for table, spec in shop.BRONZE.items():
-        rows = [v for v, _ in spec["rows"]] + (LATE_PART if table == "crm__customers" else [])
-        once.write_bronze(table, spec["columns"], rows)
-    assert once.compile() == 0
-    once.dbt("build")
+    built_once(once)
     assert state(project) == state(once)
     project.dbt("build", "--full-refresh")
     assert state(project) == state(once)
@@ -157,11 +162,7 @@ def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, tmp
     in a later `dbt test`, not only in the build that judged it."""
     project = DuckProject(tmp_path)
     materialize(project, "incremental_by_key")
-    for table, spec in shop.BRONZE.items():
-        rows = [v for v, _ in spec["rows"]] + (LATE_PART if table == "crm__customers" else [])
-        project.write_bronze(table, spec["columns"], rows)
-    assert project.compile() == 0
-    project.dbt("build")
+    built_once(project)
     assert project.dbt("test", "--select", "customer_conservation").statuses["customer_conservation"] == "pass"
     project.execute(tamper)
     result = project.dbt("test", "--select", "customer_conservation", check=False)
