@@ -241,9 +241,11 @@
 {#- Pre-hook of the reject table: the deliveries of the rows the rebuild's retention filter drops
     are recorded 'expired' in the ledger, as `ledger_record_expired` does on other engines (the
     rows this run diverts or holds are spared, as there). -#}
-{% macro spark_record_expired(retention_hours, staged_identifier) -%}
+{% macro spark_record_expired(retention_hours) -%}
   {%- if execute and is_incremental() -%}
-    {%- do bloomery._spark_expire_in_ledger(this, retention_hours, this.incorporate(path={'identifier': staged_identifier})) -%}
+    {#- `<entity>__reject` is built from `<entity>__staged` (a ref is not resolved yet where the hook is configured) -#}
+    {%- set staged = this.incorporate(path={'identifier': this.identifier[:-('__reject' | length)] ~ '__staged'}) -%}
+    {%- do bloomery._spark_expire_in_ledger(this, retention_hours, staged) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -282,7 +284,7 @@
 {% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
                 pre_hook=['{{ bloomery.spark_snapshot() }}',
-                          '{{ bloomery.spark_record_expired(' ~ entity.quarantine.retention_hours ~ ', ' ~ bloomery.string_literal(staged.identifier) ~ ') }}'],
+                          '{{ bloomery.spark_record_expired(' ~ entity.quarantine.retention_hours ~ ') }}'],
                 post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}
