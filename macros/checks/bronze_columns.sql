@@ -4,11 +4,13 @@
     one it keeps in the reject payload (`unmapped:`). The message names the relation, every missing
     column and the fix, where the engine would say `Referenced column "_ingested_at" not found`.
 
-    Called first thing by quality_split. It asks the adapter for the relation's columns
-    (adapter.get_columns_in_relation), only when dbt is about to run the model (`build`, `run`,
+    Called first thing by quality_split, only when dbt is about to run the model (`build`, `run`,
     `retry`): `dbt compile`, `docs generate` and `show` send nothing. Replay's sources (reject rows
-    rebuilt as bronze, a subquery) and a relation the adapter does not find (no columns: the
-    engine's own "does not exist" names it) are left alone.
+    rebuilt as bronze, a subquery) and a relation the adapter does not find (the engine's own
+    "does not exist" names it) are left alone. The columns are read by bronze_column_names, never
+    through adapter.get_columns_in_relation: dbt-postgres (and adapters built on it) write the
+    relation's name into that query as a bare string literal, and a bronze relation's name is spec
+    data (tests/integration/test_hostile_specs.py).
 
     Column names are matched exactly where a quoted name is case-sensitive (PostgreSQL, Snowflake),
     in any case where the engine folds it (see bronze_names_fold_case). -#}
@@ -19,8 +21,9 @@
   {%- set problems = [] -%}
   {%- for mapping in entity.mappings -%}
     {%- set relation = sources.get(mapping.source) -%}
-    {%- if relation is not none and relation is not string -%}
-      {%- set present = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {%- if relation is not none and relation is not string
+          and adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none -%}
+      {%- set present = bloomery.bronze_column_names(relation) -%}
       {%- if present -%}
         {%- set seen = {} -%}
         {%- for c in present -%}{%- do seen.update({(c | lower) if fold else c: c}) -%}{%- endfor -%}
@@ -65,6 +68,21 @@
   {%- endif -%}
   {{ return(text ~ ": mapping " ~ mapping.mapping ~ " lists it under `unmapped:` (kept in the reject table's `raw`). "
      ~ "Fix: add the column to the relation, or remove it from `unmapped:` and run `bloomery compile` again.") }}
+{%- endmacro %}
+
+{#- The column names of an existing relation, as the engine reports them: the columns of an empty
+    select from the relation as every model names it (quoted), so no name is written into a string.
+    BigQuery reads the table's schema through its API instead (free there; a query is billed). -#}
+{% macro bronze_column_names(relation) -%}
+  {{ return(adapter.dispatch('bronze_column_names', 'bloomery')(relation)) }}
+{%- endmacro %}
+
+{% macro default__bronze_column_names(relation) -%}
+  {{ return(run_query('select * from ' ~ relation ~ ' where 1 = 0').column_names | list) }}
+{%- endmacro %}
+
+{% macro bigquery__bronze_column_names(relation) -%}
+  {{ return(adapter.get_columns_in_relation(relation) | map(attribute='name') | list) }}
 {%- endmacro %}
 
 {#- Whether the engine matches a quoted column name in any case: DuckDB, Spark and Databricks,
