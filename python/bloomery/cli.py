@@ -1,13 +1,14 @@
 """The `bloomery` command.
 
   bloomery check   --specs DIR [--format text|json]
-  bloomery compile --specs DIR --out DIR [--format text|json] [--target-dialect NAME]
+  bloomery compile --specs DIR --out DIR [--check] [--format text|json] [--target-dialect NAME]
   bloomery plan    --new DIR [--old DIR | --against-compiled OUT] [--format text|json] [--fail-on-breaking]
   bloomery report  [--project-dir DIR] [--profiles-dir DIR] [--target T] [--specs DIR] [--out FILE]
 
 Exit codes: 0 clean, 1 the specs were refused (the errors of the first stage that fails, sorted by location),
 2 bloomery itself failed (a bug: please report it with the spec that caused it),
-3 `plan --fail-on-breaking` found a breaking change. `report` exits 1 when dbt could not read the warehouse.
+3 `plan --fail-on-breaking` found a breaking change, or `compile --check` found --out not what the specs
+compile to. `report` exits 1 when dbt could not read the warehouse.
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_compile(args) -> int:
-    from .emit.dbt import write
+    from .emit.dbt import plan_changes, write
     from .plan import write_snapshot
     try:
         project = check_project(Path(args.specs))
@@ -72,7 +73,9 @@ def cmd_compile(args) -> int:
                 project.relocate(error)
             return _report_errors(exc, args.format)
     try:
-        report = write(project, Path(args.out))
+        if args.check:
+            return _check_compiled(args, plan_changes(project, Path(args.out), Path(args.specs)))
+        report = write(project, Path(args.out), Path(args.specs))
     except BloomeryError as exc:
         # emit knows the spec path of what it refuses; the project knows its file and line
         for error in _errors_of(exc):
@@ -86,6 +89,41 @@ def cmd_compile(args) -> int:
               f"{len(report['written'])} written, {len(report['unchanged'])} unchanged, "
               f"{len(report['removed'])} removed")
     return 0
+
+
+OUT_OF_DATE = 3
+
+
+def _check_compiled(args, changes) -> int:
+    """`compile --check`: the plan `compile` would apply, and the plan snapshot it would write, said
+    and not done. Exit 0 when the folder is what the specs produce, 3 when it is not."""
+    import tempfile
+    from .plan import write_snapshot
+    from .plan.snapshot import snapshot_path
+    missing, changed = list(changes.missing), list(changes.changed)
+    with tempfile.TemporaryDirectory(prefix="bloomery-check-") as tmp:   # the snapshot as compile writes it
+        wanted = write_snapshot(Path(args.specs), Path(tmp)).read_text(encoding="utf-8")
+    current = snapshot_path(Path(args.out))
+    name = current.relative_to(Path(args.out)).as_posix()
+    if not current.is_file():
+        missing.append(name)
+    elif current.read_text(encoding="utf-8") != wanted:
+        changed.append(name)
+    up_to_date = not (missing or changed or changes.stale)
+    if args.format == "json":
+        print(json.dumps({"up_to_date": up_to_date, "missing": missing, "changed": changed, "stale": changes.stale},
+                         indent=2))
+    elif up_to_date:
+        print(f"up to date: {args.out} holds what {args.specs} compiles to ({len(changes.files)} file(s))")
+    else:
+        for what, names in (("missing", missing), ("changed", changed)):
+            for n in names:
+                print(f"{what}: {n}")
+        for n in changes.stale:
+            print(f"stale: {n} (would be removed)")
+        print(f"{args.out} is not what {args.specs} compiles to: run `bloomery compile --specs {args.specs} "
+              f"--out {args.out}` (nothing was written)")
+    return 0 if up_to_date else OUT_OF_DATE
 
 
 def cmd_plan(args) -> int:
@@ -120,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--specs", required=True, help="folder holding the spec files")
     comp.add_argument("--out", required=True, help="folder inside the dbt project's models to write into")
     comp.add_argument("--format", choices=("text", "json"), default="text")
+    comp.add_argument("--check", action="store_true",
+                      help="write nothing; exit 3 naming every file that is missing, changed or stale in --out "
+                           "(for CI and pre-commit), 0 when it is what the specs compile to")
     comp.add_argument("--target-dialect", metavar="NAME",
                       help="refuse what this dbt target can not run (duckdb, postgres, redshift, trino, snowflake, "
                            "bigquery, spark, databricks): UnsupportedByTarget")

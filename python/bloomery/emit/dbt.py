@@ -10,7 +10,9 @@ writes, and never touches a file without the marker.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -55,27 +57,80 @@ def render(project: ProjectIR) -> dict[str, str]:
     return files
 
 
-def write(project: ProjectIR, out_dir: Path) -> dict[str, list[str]]:
-    """Write the project's files; return what was written, unchanged and removed."""
+def write(project: ProjectIR, out_dir: Path, specs_dir: Path | None = None) -> dict[str, list[str]]:
+    """Write the project's files; return what was written, unchanged and removed. It applies
+    exactly the plan `plan_changes` reports (`bloomery compile --check` reads the same plan)."""
+    plan = plan_changes(project, out_dir, specs_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    for name in sorted(plan.missing + plan.changed):
+        (out_dir / name).write_text(plan.files[name], encoding="utf-8")
+    for name in plan.stale:
+        (out_dir / name).unlink()
+    return {"written": sorted(plan.missing + plan.changed), "unchanged": plan.unchanged, "removed": plan.stale}
+
+
+FINGERPRINT = "_bloomery_compile.sql"
+
+
+@dataclass
+class Changes:
+    """What a compile changes in its output folder: `files` is what the folder must hold (name ->
+    content); every name is missing, changed or unchanged; `stale` are files an earlier compile
+    wrote (marker on their first line) that this one does not."""
+    files: dict[str, str]
+    missing: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+    @property
+    def up_to_date(self) -> bool:
+        return not (self.missing or self.changed or self.stale)
+
+
+def plan_changes(project: ProjectIR, out_dir: Path, specs_dir: Path | None = None) -> Changes:
+    """Compare what the project renders (plus its fingerprint) with `out_dir`; writes nothing.
+
+    The fingerprint `_bloomery_compile.sql` is an ephemeral model (it builds nothing) whose meta
+    the package's on-run-start check (bloomery.assert_compiled) reads: the IR version the models
+    were compiled to, and the md5 of each generated model as dbt hands it to Jinja (`raw_code`,
+    the file stripped), so dbt refuses models from another compile or edited by hand. dbt reads
+    no other file, so whether the specs changed since is `compile --check`'s to say."""
+    from .. import __version__
+    from ..plan.facts import IR_VERSION   # the IR's shape: what the macros read
     files = render(project)
-    report = {"written": [], "unchanged": [], "removed": []}
+    root = next((p for p in [out_dir.resolve(), *out_dir.resolve().parents] if (p / "dbt_project.yml").is_file()),
+                out_dir.resolve())
+
+    def rel(path: Path) -> str:   # where compile ran must not change the file: relative to the dbt project
+        return Path(os.path.relpath(path.resolve(), root)).as_posix()
+
+    stamp = {"ir_version": IR_VERSION, "bloomery_version": __version__,
+             "specs": rel(specs_dir) if specs_dir is not None else None, "out": rel(out_dir),
+             "models": {name[:-4]: hashlib.md5(text.strip().encode("utf-8")).hexdigest()
+                        for name, text in sorted(files.items()) if name.endswith(".sql")}}
+    files[FINGERPRINT] = (SQL_HEADER + "-- the compile these models come from, checked by the bloomery package before dbt "
+                          "runs them (bloomery.assert_compiled); ephemeral: it builds nothing\n"
+                          + _config(materialized="ephemeral", meta={"bloomery_compile": stamp})
+                          + "select 1 as compiled\n")
+    changes = Changes(files)
     for name, content in sorted(files.items()):
         path = out_dir / name
-        if path.exists() and path.read_text(encoding="utf-8") == content:
-            report["unchanged"].append(name)
-            continue
-        path.write_text(content, encoding="utf-8")
-        report["written"].append(name)
-    for path in sorted(out_dir.iterdir()):
-        if path.name in files or not path.is_file() or path.suffix not in (".sql", ".yml"):
-            continue
-        with path.open(encoding="utf-8") as fh:
-            first = fh.readline()
-        if MARKER in first:
-            path.unlink()
-            report["removed"].append(path.name)
-    return report
+        if not path.is_file():
+            changes.missing.append(name)
+        elif path.read_text(encoding="utf-8") == content:
+            changes.unchanged.append(name)
+        else:
+            changes.changed.append(name)
+    if out_dir.is_dir():
+        for path in sorted(out_dir.iterdir()):
+            if path.name in files or not path.is_file() or path.suffix not in (".sql", ".yml"):
+                continue
+            with path.open(encoding="utf-8") as fh:
+                first = fh.readline()
+            if MARKER in first:
+                changes.stale.append(path.name)
+    return changes
 
 
 # ----------------------------------------------------------------------------------------------
