@@ -66,9 +66,9 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
                              "rule), then `dbt build`"])
 
     progress(f"reading {MART}…")
+    # every column: a mart that stores each run's start (`run_started_at`) orders and labels runs by it
     accounting = session.rows(
-        "select entity, mapping, rule, disposition, run_id, run_date, rows_evaluated, rows_failed, rows_quarantined, "
-        f"rows_deduped from {{{{ ref('{MART}') }}}} where rule = '{ENTITY_ROW}'",
+        f"select * from {{{{ ref('{MART}') }}}} where rule = '{ENTITY_ROW}'",
         f"could not read {MART} (has `dbt build` run since `bloomery compile`?)")
     runs = order_runs(accounting)
     entities = {as_text(r["entity"]) for r in accounting}
@@ -76,7 +76,7 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
     if runs:
         wanted = runs[-2:]
         progress(f"{len(runs)} run{'s' if len(runs) != 1 else ''} of {len(entities)} entit{'ies' if len(entities) != 1 else 'y'}; "
-                 f"reading the rules of the latest run ({runs[-1].run_date})"
+                 f"reading the rules of the latest run ({runs[-1].when})"
                  + (" and the one before…" if len(wanted) > 1 else "…"))
         ids = ", ".join(_lit(r.run_id, RUN_ID) for r in wanted)
         rule_rows = session.rows(

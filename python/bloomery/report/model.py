@@ -41,6 +41,12 @@ class Run:
     run_id: str
     run_date: str
     number: int                         # 1 = oldest run in the mart
+    run_time: str = ""                  # "YYYY-MM-DD HH:MM:SS" UTC, when the mart has `run_started_at`
+
+    @property
+    def when(self) -> str:
+        """The run's start to the minute, or its date when the mart stores no time."""
+        return f"{self.run_time[:16]} UTC" if self.run_time else self.run_date
 
 
 @dataclass
@@ -78,6 +84,7 @@ class ReportModel:
     rules_total: int                    # rules judged in the latest run
     dispositions: list[str]             # every disposition in the latest run's rule rows
     disposition_of: dict[tuple[str, str], str] = field(default_factory=dict)   # (entity, rule), latest run
+    went_to_zero: list[RuleRow] = field(default_factory=list)   # fired in the run before, on no row in the latest
 
     @property
     def latest(self) -> Run | None:
@@ -131,15 +138,27 @@ def as_json(value):
         return str(value)
 
 
+def run_time(value) -> str:
+    """A run's start as "YYYY-MM-DD HH:MM:SS" in UTC ("" when unknown), from a datetime or text."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    return str(value).replace("T", " ")[:19]
+
+
 def order_runs(mart_rows: list[dict]) -> list[Run]:
-    """Runs oldest first: by run_date, runs of one date in the order the rows came in."""
-    first: dict[str, tuple[str, int]] = {}
+    """Runs oldest first: by start time where the mart stores one (`run_started_at`), else by
+    run_date, runs of one date without a time in the order the rows came in."""
+    first: dict[str, tuple[str, str, int]] = {}
     for i, row in enumerate(mart_rows):
         run_id = as_text(row["run_id"])
         if run_id not in first:
-            first[run_id] = (as_text(row["run_date"]), i)
+            first[run_id] = (as_text(row["run_date"]), run_time(row.get("run_started_at")), i)
     ordered = sorted(first.items(), key=lambda item: item[1])
-    return [Run(run_id, date, n) for n, (run_id, (date, _)) in enumerate(ordered, start=1)]
+    return [Run(run_id, date, n, time) for n, (run_id, (date, time, _)) in enumerate(ordered, start=1)]
 
 
 def build(data: ReportInput) -> ReportModel:
@@ -183,7 +202,9 @@ def build(data: ReportInput) -> ReportModel:
              for r in now]
     firing = [r for r in rules if r.rows > 0]
     firing.sort(key=lambda r: (-r.rows, r.entity, r.rule))
+    zero = [r for r in rules if r.rows == 0 and r.previous]
+    zero.sort(key=lambda r: (-r.previous, r.entity, r.rule))
     return ReportModel(runs=runs, chart_runs=chart_runs, series=series, counts=counts,
                        rules=firing[:max(data.top_rules, 0)], rules_firing=len(firing), rules_total=len(rules),
                        dispositions=sorted({r.disposition for r in rules}),
-                       disposition_of={(r.entity, r.rule): r.disposition for r in rules})
+                       disposition_of={(r.entity, r.rule): r.disposition for r in rules}, went_to_zero=zero)

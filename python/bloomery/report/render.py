@@ -68,7 +68,7 @@ def render_html(data: ReportInput) -> str:
             _rules_section(model),
             _rejects_section(data.rejects, model),
         ])
-    runs = (f"latest run {esc(latest.run_date)} (<code>{esc(latest.run_id)}</code>) · {len(model.runs)} run"
+    runs = (f"latest run {esc(latest.when)} (<code>{esc(latest.run_id)}</code>) · {len(model.runs)} run"
             f"{'s' if len(model.runs) != 1 else ''} in the mart") if latest else "no runs"
     sub = " · ".join(x for x in [esc(data.subtitle), runs, f"generated {esc(data.generated_at)}" if data.generated_at else ""] if x)
     return f"""<!doctype html>
@@ -124,10 +124,11 @@ def _nice_step(span: float, ticks: int = 4) -> float:
 
 def chart_svg(model: ReportModel) -> str:
     """Quarantine rate per entity over the chart's runs: one polyline per entity."""
-    width, height = 1040, 320
-    left, right, top, bottom = 60, 28, 18, 54
-    pw, ph = width - left - right, height - top - bottom
     runs = model.chart_runs
+    timed = any(r.run_time for r in runs)   # a third line under each tick: the time the run started
+    width, height = 1040, 334 if timed else 320
+    left, right, top, bottom = 60, 28, 18, 68 if timed else 54
+    pw, ph = width - left - right, height - top - bottom
     values = [v for s in model.series.values() for v in s if v is not None]
     peak = max(values, default=0.0) * 100
     step = _nice_step(peak) if peak > 0 else 1.0
@@ -159,7 +160,9 @@ def chart_svg(model: ReportModel) -> str:
             continue   # leave room for the newest run's label
         parts.append(f'<line class="xtick" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{top + ph}" y2="{top + ph + 5}"/>'
                      f'<text class="xlabel" x="{x(i):.1f}" y="{top + ph + 20}" text-anchor="middle">#{run.number}</text>'
-                     f'<text class="xdate" x="{x(i):.1f}" y="{top + ph + 36}" text-anchor="middle">{esc(run.run_date)}</text>')
+                     f'<text class="xdate" x="{x(i):.1f}" y="{top + ph + 36}" text-anchor="middle">{esc(run.run_date)}</text>'
+                     + (f'<text class="xtime" x="{x(i):.1f}" y="{top + ph + 51}" text-anchor="middle">'
+                        f'{esc(run.run_time[11:16])}</text>' if run.run_time else ""))
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{top + ph}" y2="{top + ph}"/>')
     radius = 4 if n <= 40 else 2.5
     for index, (entity, series) in enumerate(model.series.items()):
@@ -173,7 +176,7 @@ def chart_svg(model: ReportModel) -> str:
             run = runs[i]
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{radius}" fill="{colour}">'
                          f'<title>{esc(entity)}: {esc(pct(v, 2))} quarantined in run #{run.number} '
-                         f'({esc(run.run_date)}, {esc(run.run_id)})</title></circle>')
+                         f'({esc(run.when)}, {esc(run.run_id)})</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -191,7 +194,9 @@ def _chart_section(model: ReportModel) -> str:
                       f'<span class="rate">{esc(pct(latest.get(entity)))}</span></li>')
     return (f'<section class="card"><h2>Quarantine rate per run</h2>'
             f'<p class="hint">Unresolved rejects ÷ rows evaluated, per entity, over {esc(scope)}. '
-            f'Runs of one day are in the order the mart stores them.</p>'
+            + ('One point per run, in the order the runs started, labelled with the time each started (UTC).'
+               if model.chart_runs and all(r.run_time for r in model.chart_runs) else
+               'Runs of one day are in the order the mart stores them.') + '</p>'
             f'{chart_svg(model)}<ul class="legend">{"".join(legend)}</ul></section>')
 
 
@@ -238,26 +243,31 @@ def _change(r: RuleRow, has_previous: bool) -> str:
     delta = r.rows - r.previous
     if delta == 0:
         return '<span class="muted">same</span>'
+    if r.rows == 0:
+        return f'<span class="down">▼ {abs(delta):,} to zero</span>'
     cls = "up" if delta > 0 else "down"
     return f'<span class="{cls}">{"▲" if delta > 0 else "▼"} {abs(delta):,}</span>'
 
 
 def _rules_section(model: ReportModel) -> str:
     has_previous = len(model.runs) > 1
-    if model.rules:
+    shown = model.rules + model.went_to_zero   # a rule that stopped firing is news too: listed after the others
+    table = "" if model.rules else '<p class="ok">No rule fired in the latest run.</p>'
+    if shown:
         rows = "".join(
-            f'<tr><td>{esc(r.entity)}</td><td><code>{esc(r.rule)}</code></td><td>{badge(r.disposition)}</td>'
+            f'<tr{" class=zero" if not r.rows else ""}><td>{esc(r.entity)}</td><td><code>{esc(r.rule)}</code></td>'
+            f'<td>{badge(r.disposition)}</td>'
             f'<td class="n">{num(r.rows)}</td><td class="n">{esc(pct(r.rows / r.evaluated) if r.evaluated else "–")}</td>'
             f'<td class="n">{_change(r, has_previous)}</td></tr>'
-            for r in model.rules)
-        table = ('<table class="rules"><thead><tr><th>entity</th><th>rule</th><th>disposition</th><th class="n">rows</th>'
-                 '<th class="n">of evaluated</th><th class="n">vs previous run</th></tr></thead>'
-                 f'<tbody>{rows}</tbody></table>')
-    else:
-        table = '<p class="ok">No rule fired in the latest run.</p>'
+            for r in shown)
+        table += ('<table class="rules"><thead><tr><th>entity</th><th>rule</th><th>disposition</th><th class="n">rows</th>'
+                  '<th class="n">of evaluated</th><th class="n">vs previous run</th></tr></thead>'
+                  f'<tbody>{rows}</tbody></table>')
     more = model.rules_firing - len(model.rules)
+    zero = len(model.went_to_zero)
     note = (f"{model.rules_firing} of {model.rules_total} rules fired in the latest run"
-            + (f"; the {len(model.rules)} with the most rows are shown" if more > 0 else "") + ".")
+            + (f"; the {len(model.rules)} with the most rows are shown" if more > 0 else "")
+            + (f"; {zero} went to zero since the run before" if zero else "") + ".")
     legend = "".join(f'<li>{badge(d)} {text}</li>' for d, text in DISPOSITIONS.items())
     others = [d for d in model.dispositions if d not in DISPOSITIONS]
     legend += "".join(f'<li>{badge(d)} as the mart names it</li>' for d in others)
@@ -371,7 +381,7 @@ code { font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",mo
 .t-evaluated { border-top-color:#4e79a7; }
 svg.chart { display:block; max-width:100%; height:auto; font-size:13px; }
 svg .grid { stroke:#e8ebef; stroke-width:1; } svg .axis { stroke:#9aa5b1; stroke-width:1; }
-svg .xtick { stroke:#9aa5b1; } svg text { fill:#52606d; } svg .xdate { fill:#8795a1; font-size:12px; }
+svg .xtick { stroke:#9aa5b1; } svg text { fill:#52606d; } svg .xdate, svg .xtime { fill:#8795a1; font-size:12px; }
 .legend { list-style:none; display:flex; flex-wrap:wrap; gap:8px 22px; margin:10px 0 0 60px; padding:0; }
 .legend li { display:flex; align-items:center; gap:7px; }
 .swatch { display:inline-block; width:22px; height:12px; border-radius:3px; }
@@ -393,6 +403,7 @@ tbody th { font-weight:600; }
 .dispositions { list-style:none; display:flex; flex-wrap:wrap; gap:6px 22px; padding:0; margin:14px 0 0;
   color:var(--muted); font-size:13.5px; }
 .up { color:#b42318; } .down { color:#2f7d32; } .muted { color:var(--muted); }
+tr.zero td { color:var(--muted); } tr.zero .down { color:#2f7d32; font-weight:600; }
 .ok { color:#2f7d32; margin:6px 0; } .error { color:#b42318; }
 .sample + .sample { margin-top:22px; }
 .sample h3 { margin:14px 0 6px; font-size:16px; }
