@@ -10,8 +10,8 @@
   {{ return(bloomery.default__entity_delete_touched(key, dedupe, staged, merged)) }}
 {%- endmacro %}
 
-{% macro databricks__ledger_forget_rejudged(staged) -%}
-  {{ return(bloomery.default__ledger_forget_rejudged(staged)) }}
+{% macro databricks__ledger_forget_rejudged(staged, everything) -%}
+  {{ return(bloomery.default__ledger_forget_rejudged(staged, everything)) }}
 {%- endmacro %}
 
 {#- delete+insert on reject_id, as a Delta MERGE (every column takes the new row; the select

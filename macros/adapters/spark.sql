@@ -213,13 +213,16 @@
 {%- endmacro %}
 
 {#- The ledger's pre-hook: forgetting the re-judged source rows, as a rewrite without them. -#}
-{% macro spark__ledger_forget_rejudged(staged) -%}
+{% macro spark__ledger_forget_rejudged(staged, everything) -%}
   {%- if is_incremental() -%}
     {%- set q = adapter.quote -%}
     {%- set keep -%}
       select t.* from {{ this }} as t
       left anti join (select distinct {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}) as d
         on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
+      {%- if everything %}
+      where t.{{ q('route') }} in ('quarantine', 'expired')
+      {%- endif %}
     {%- endset -%}
     {%- do bloomery._spark_rewrite(this, keep) -%}
   {%- endif -%}

@@ -23,19 +23,20 @@ select
 from {{ staged }}
 {%- endmacro %}
 
-{#- Pre-hook of an incremental ledger: forget every delivery of the source rows this run judged
-    again, whose routes the rows appended next replace. A re-judged source row brings all its
-    deliveries with it (the batch takes every row of a touched source row or key), so nothing
-    the run did not judge is forgotten. -#}
-{% macro ledger_forget_rejudged(staged) -%}
-  {{ return(adapter.dispatch('ledger_forget_rejudged', 'bloomery')(staged)) }}
+{#- Pre-hook of the ledger: forget the verdicts this run replaces. An incremental batch replaces
+    every delivery of the source rows it judged again (the batch takes every row of a touched
+    source row or key). A build that judged all of bronze (`everything`: a `full` entity, a full
+    refresh) replaces the whole ledger but the diverted deliveries bronze no longer holds: their
+    reject rows are still to account for. The ledger is history (`full_refresh: false`) for that. -#}
+{% macro ledger_forget_rejudged(staged, everything=false) -%}
+  {{ return(adapter.dispatch('ledger_forget_rejudged', 'bloomery')(staged, everything or flags.FULL_REFRESH)) }}
 {%- endmacro %}
 
-{% macro default__ledger_forget_rejudged(staged) -%}
+{% macro default__ledger_forget_rejudged(staged, everything) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
 delete from {{ this }}
-where exists (
+where {% if everything %}{{ q('route') }} not in ('quarantine', 'expired') or {% endif %}exists (
   select 1 from {{ staged }} as s
   where s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
     and s.{{ q('_bloomery_source') }} = {{ this }}.{{ q('source_relation') }}

@@ -467,8 +467,10 @@ from routed
     delivery that was diverted stays diverted until replay, a re-delivery of its source row, or a
     newer delivery of its key: an ordinary build that re-reads it (a full entity, or a key touched
     by an older delivery) must not admit it on a verdict that changed since (a parent that
-    arrived, for one), or whether it waits for replay would depend on when it was re-read. -#}
+    arrived, for one), or whether it waits for replay would depend on when it was re-read.
+    A `--full-refresh` is the deliberate exception: it restates history under the current spec
+    (the backfill `plan` names after a rule is relaxed), so it judges every delivery afresh. -#}
 {% macro _held_rejects(entity, batch) -%}
-  {%- if not execute or not batch or not entity.quarantine or not entity.metadata -%}{{ return(none) }}{%- endif -%}
+  {%- if not execute or not batch or not entity.quarantine or not entity.metadata or flags.FULL_REFRESH -%}{{ return(none) }}{%- endif -%}
   {{ return(adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__reject')) }}
 {%- endmacro %}

@@ -251,13 +251,12 @@ def _ledger_sql(entity: dict) -> str:
     deps = "-- depends_on: {{ ref(" + literal(name) + ") }}\n"
     if entity["quarantine"]:
         deps += "-- depends_on: {{ ref(" + literal(f"{name}__reject") + ") }}\n"
-    if entity.get("materialization", "incremental_by_key") == "full":
-        # every build judges all of bronze: the ledger is that build's verdicts
-        config = _config(materialized="table", tags=["bloomery"])
-    else:
-        forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")) }}"
-        config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
-                         pre_hook=[forget], tags=["bloomery"])
+    # judged deliveries are history, as the reject table is: a full refresh must not forget the
+    # diverted deliveries bronze no longer holds (their reject rows are still accounted for)
+    everything = ", true" if entity.get("materialization") == "full" else ""
+    forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + ") }}"
+    config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
+                     full_refresh=False, pre_hook=[forget], tags=["bloomery"])
     return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
 
 
