@@ -35,9 +35,16 @@ def test_spec_change_recompile_and_build(tmp_path):
     assert project.compile() == 0
     project.dbt("build")
     assert "email_domain" in [r[0] for r in project.query("describe main.customer")]
-    # the widened enum admits o-3 on the rows this run re-judged
+    # an ordinary build leaves a quarantined row where it is, whatever it would be judged now
+    # (issue 19): the widened enum admits o-3 through replay, the command `bloomery plan` names
+    assert project.query("select count(*) from main.order where _source_row_id = 'o-3'") == [(0,)]
+    assert project.query("select resolved_at is null from main.order__reject where _source_row_id = 'o-3'") == [(True,)]
+    project.dbt("run-operation", "bloomery.replay", "--args", "{entity: order}")
     assert project.query("select status from main.order where _source_row_id = 'o-3'") == [("completed",)]
     assert project.query("select resolved_at is not null from main.order__reject where _source_row_id = 'o-3'") == [(True,)]
+    # and the next build keeps it
+    project.dbt("build")
+    assert project.query("select status from main.order where _source_row_id = 'o-3'") == [("completed",)]
 
 
 def test_compile_is_deterministic_and_removes_stale_files(tmp_path):
