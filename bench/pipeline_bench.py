@@ -45,6 +45,7 @@ entities:
       account_id: {type: string}
   event:
     grain: one row per event
+    materialization: incremental_by_key   # the incremental scenario: 1% new rows judged, not all of bronze
     key: [event_id]
     fields:
       event_id: {type: string}

@@ -83,6 +83,15 @@ class ProjectIR:
         return error
 
 
+def materialization(entity: dict) -> str:
+    """An entity spec's materialization: the declared one, else `incremental_by_partition` when it
+    has a `partition_by`, else `full` (the one derivation: the IR and plan's spec facts use it)."""
+    declared = entity.get("materialization")
+    if declared:
+        return declared
+    return "incremental_by_partition" if entity.get("partition_by") else "full"
+
+
 def check_project(specs_dir: Path) -> ProjectIR:
     """Compile a spec tree; raise BloomeryErrors with every error found, sorted by location."""
     # A compile builds many small objects (YAML nodes, documents, IR) and frees almost none
@@ -613,6 +622,9 @@ class _Compiler:
             "grain": entity["grain"],
             "key": list(entity["key"]),
             "scd": entity.get("scd", "type1"),
+            # full: every build judges all of bronze; incremental_by_key / incremental_by_partition:
+            # a build judges what the ledger does not hold (by_partition judges like by_key)
+            "materialization": materialization(entity),
             "quality": quality,
             "metadata": metadata,
             "columns": [{"name": f, "type": _type_ir(types[f]), "key": f in entity["key"]} for f in fields],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,28 @@ class _Project:
 
     def _env(self) -> dict[str, str]:
         raise NotImplementedError
+
+    def materialize(self, kind: str, *entities: str) -> None:
+        """Declare `materialization: kind` on the named entities of the project's spec (all of them
+        when none is named), right under their `grain:`. An entity that declares none is `full`
+        (every build judges all of bronze), so a test of what an incremental build judges says so."""
+        done = set()
+        for path in sorted((self.dir / "specs").glob("*.y*ml")):
+            lines, entity, inside = [], None, False
+            for line in path.read_text().splitlines(keepends=True):
+                if re.match(r"^[^\s#]", line):
+                    inside = line.startswith("entities:")
+                name = re.match(r"^  ([A-Za-z_][A-Za-z0-9_]*):\s*$", line) if inside else None
+                if name:
+                    entity = name.group(1)
+                if inside and re.match(r"^    materialization:", line) and (not entities or entity in entities):
+                    continue
+                lines.append(line)
+                if inside and re.match(r"^    grain:", line) and (not entities or entity in entities):
+                    lines.append(f"    materialization: {kind}\n")
+                    done.add(entity)
+            path.write_text("".join(lines))
+        assert done and (not entities or done == set(entities)), (kind, entities, done)
 
     # -- bloomery and dbt -----------------------------------------------------------------------
     def compile(self) -> int:

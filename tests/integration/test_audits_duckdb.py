@@ -105,9 +105,10 @@ def test_a_full_refresh_keeps_the_history_of_runs(tmp_path):
 def test_rows_diverted_past_their_retention_are_kept_until_the_next_run(tmp_path):
     """Bronze delivered long before the run: its diverted rows are already older than the
     customer's 30-day retention. The build that diverts them keeps them (the reject table and the
-    conservation audit account for them); the next build, which does not judge them again,
-    purges them."""
+    conservation audit account for them); the next build, which does not judge them again
+    (an incremental one), purges them."""
     project = DuckProject(tmp_path)
+    project.materialize("incremental_by_key")
     load(project)
     assert project.compile() == 0
     later = ("--vars", "{bloomery_now: '2030-01-01 00:00:00'}")

@@ -30,7 +30,9 @@ def test_unique_sees_rows_published_by_earlier_loads(tmp_path):
     """A later load's duplicate value re-judges the earlier row too: incremental = full refresh."""
     cols = catalogue.COLUMNS
     first = [r for r in catalogue.PRODUCTS if r[0][cols.index("_source_row_id")] in ("p-1", "p-19")]
-    project = catalogue_project(DuckProject(tmp_path, specs=CATALOGUE / "specs"), products=first)
+    project = DuckProject(tmp_path, specs=CATALOGUE / "specs")
+    project.materialize("incremental_by_key", "product")
+    project = catalogue_project(project, products=first)
     project.dbt("build")
     late = catalogue.row(60, None, barcode=first[0][0][cols.index("barcode")],
                          _load_id="l7", _ingested_at="2024-03-01 00:00:00")[0]

@@ -1,5 +1,7 @@
 """Incremental runs on DuckDB: loads in sequence equal one full build; the same load twice and a
-full refresh change nothing; a late load with older timestamps is not skipped."""
+full refresh change nothing; a late load with older timestamps is not skipped. The entities are
+declared `incremental_by_key` (undeclared, they are `full`: every build judges all of bronze);
+the one-build reference is left `full`."""
 from __future__ import annotations
 
 import sys
@@ -26,6 +28,12 @@ def snapshot(project: DuckProject) -> dict:
     return out
 
 
+def incremental_project(tmp) -> DuckProject:
+    project = DuckProject(tmp)
+    project.materialize("incremental_by_key")
+    return project
+
+
 def load(project, loads, append=False):
     for table, spec in shop.BRONZE.items():
         rows = [v for v, _ in spec["rows"] if v[-3] in loads]
@@ -43,7 +51,7 @@ def full(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def incremental(tmp_path_factory):
-    project = DuckProject(tmp_path_factory.mktemp("incremental"))
+    project = incremental_project(tmp_path_factory.mktemp("incremental"))
     load(project, {"l1"})
     assert project.compile() == 0
     project.dbt("build")
@@ -71,7 +79,7 @@ def test_rerun_and_full_refresh_change_nothing(incremental):
 
 
 def test_late_load_with_older_timestamps_is_not_skipped(tmp_path):
-    project = DuckProject(tmp_path)
+    project = incremental_project(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
@@ -84,7 +92,7 @@ def test_late_load_with_older_timestamps_is_not_skipped(tmp_path):
 
 
 def test_redelivery_keeps_first_seen(tmp_path):
-    project = DuckProject(tmp_path)
+    project = incremental_project(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
@@ -104,7 +112,7 @@ def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
     """The ledger is built after the entity and its reject table: a run stopped before it (here,
     after the staged model, then after the entity) leaves its batch unrecorded, and the next run
     judges it again; a batch the ledger recorded is never judged again."""
-    project = DuckProject(tmp_path)
+    project = incremental_project(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
@@ -133,7 +141,7 @@ def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
 def test_a_row_without_a_usable_timestamp_is_in_every_batch(tmp_path, ingested_at):
     """A row whose `_ingested_at` is NULL or does not cast is judged by the next run even when its
     load was seen, so the ingestion-metadata audit sees it and stops the run before publishing."""
-    project = DuckProject(tmp_path)
+    project = incremental_project(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
@@ -149,7 +157,7 @@ def test_a_row_without_a_key_is_replaced_when_judged_again(tmp_path):
     """A kept row whose key is NULL is its own dedupe group: when a later run judges it again (here
     its source row is delivered again), the entity's copy is found by its source row id and
     replaced, not duplicated. A build with nothing new does not judge it at all."""
-    project = DuckProject(tmp_path)
+    project = incremental_project(tmp_path)
     load(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
@@ -191,7 +199,7 @@ def test_a_batch_is_picked_exactly_from_any_bronze_relation(tmp_path_factory, br
     write(full, {"l1", "l2"}, [late])
     assert full.compile() == 0
     full.dbt("build")
-    incremental = DuckProject(tmp_path_factory.mktemp("incremental"))
+    incremental = incremental_project(tmp_path_factory.mktemp("incremental"))
     write(incremental, {"l1", "l2"})
     assert incremental.compile() == 0
     incremental.dbt("build")

@@ -13,7 +13,8 @@ process there:
     this run's rows: the one moment where the two halves of a split disagree on disk.
 
 The bronze is the shop corpus: loads l1 and l2 built, then a late load (older timestamps than
-anything the entities hold) carrying a kept row, a quarantined row and a re-delivery.
+anything the entities hold) carrying a kept row, a quarantined row and a re-delivery. The entities
+are declared `incremental_by_key`: the late load is an incremental run's batch.
 """
 from __future__ import annotations
 
@@ -116,6 +117,7 @@ def prepared(tmp_path_factory):
     """l1 and l2 built, the late load written: the warehouse every kill starts from."""
     tmp = tmp_path_factory.mktemp("interrupted")
     project = DuckProject(tmp)
+    project.materialize("incremental_by_key")
     (project.dir / "macros" / "kill_point.sql").write_text(KILL_POINT)
     with open(project.dir / "dbt_project.yml", "a") as f:
         f.write(HOOKS)

@@ -2,7 +2,8 @@
 keeps one row per key there, so two bronze rows of one key would publish the key twice.
 
 One spec, three entities: `tag` (no dedupe, outside the quality system: a plain table), `ticket`
-(no dedupe, quarantine: incremental) and `user` (dedupe: one row per key is dedupe's job, so no
+(no dedupe, quarantine, declared `incremental_by_key`: the audit reads what earlier runs
+published too) and `user` (dedupe: one row per key is dedupe's job, so no
 audit). Each engine builds a clean bronze (everything passes), then a duplicated key on each
 audited entity (its audit fails and stores the offending key), and two NULL keys (one group).
 The audit is one `group by`, so it runs on Spark (parquet) as well: `-m spark`.
@@ -22,6 +23,7 @@ entities:
     fields: {tag_id: {type: string}, scope: {type: string}, label: {type: string}}
   ticket:
     grain: one row per ticket
+    materialization: incremental_by_key
     key: [ticket_id]
     fields: {ticket_id: {type: string}, status: {type: string}}
     quarantine: {retention: 30d}

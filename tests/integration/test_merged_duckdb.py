@@ -23,6 +23,7 @@ spec_version: 1
 entities:
   payment:
     grain: one row per payment
+    materialization: incremental_by_key   # later loads are incremental batches (rows matched by relation and id)
     key: [payment_id]
     fields:
       payment_id: {type: string}

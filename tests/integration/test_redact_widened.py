@@ -24,6 +24,7 @@ spec_version: 1
 entities:
   account:
     grain: one row per account
+    materialization: incremental_by_key   # the next build judges only a-3 (see FIRST)
     key: [account_id]
     fields: {account_id: {type: string}, country: {type: string}}
     dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}

@@ -59,6 +59,7 @@ def full(tmp_path_factory):
 @pytest.fixture(scope="module")
 def incremental(tmp_path_factory):
     project = _project(tmp_path_factory.mktemp("incremental_spark"))
+    project.materialize("incremental_by_key")   # l2 is an incremental batch (undeclared: `full`)
     load(project, {"l1"})
     assert project.compile() == 0
     project.dbt("build")

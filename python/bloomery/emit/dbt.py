@@ -224,13 +224,16 @@ def _entity_sql(entity: dict) -> str:
     if entity["scd"] == "type2":
         # History is the snapshot's: this view is what it versions, this run's kept rows.
         config = _config(materialized="view", tags=["bloomery"])
-    elif entity["metadata"]:
+    elif entity["metadata"] and entity.get("materialization", "incremental_by_key") != "full":
+        # incremental_by_key / incremental_by_partition: the batch's touched keys are deleted and
+        # its kept rows appended (an IR without the key is judged incrementally by quality_split too)
         merged = ", true" if _merged(entity) else ""
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
                          pre_hook=[hook], grants=_grants(entity), tags=["bloomery"])
     else:
+        # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
         config = _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
     deps = ""
     if entity["quarantine"]:

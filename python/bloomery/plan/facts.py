@@ -2,15 +2,15 @@
 
 The IR describes what the pipeline does; a few spec keys describe a contract instead and never
 reach it: `required` (optional -> required is breaking), `renamed_from` (a rename, not a drop
-and an add), `canonical`, `classification`, and `materialization` when it is written out.
-They are read here from the same documents the compiler read, and attached to the IR as
-`spec_facts` by `load_project`.
+and an add), `canonical`, `classification`. They are read here from the same documents the
+compiler read, and attached to the IR as `spec_facts` by `load_project`, with `materialization`
+(which the IR carries too), derived by the compiler's own `materialization()`.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..compiler import ProjectIR, check_project
+from ..compiler import ProjectIR, check_project, materialization
 from ..spec.documents import discover, read_document
 
 # Bumped whenever the IR's shape changes in a way that makes two IRs incomparable.
@@ -36,9 +36,8 @@ def read_facts(specs_dir: Path) -> dict:
         if doc is None or doc.kind != "entity_model":
             continue
         for name, entity in (doc.value.get("entities") or {}).items():
-            derived = "incremental_by_partition" if entity.get("partition_by") else "full"
             entities[name] = {
-                "materialization": entity.get("materialization", derived),
+                "materialization": materialization(entity),
                 "fields": {
                     fname: {
                         "required": bool(spec.get("required", False)),
