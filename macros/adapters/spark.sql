@@ -163,6 +163,11 @@
   {{ return(ns.out) }}
 {%- endmacro %}
 
+{#- A plain CAST does not raise with ANSI off (dbt-spark's sessions): raise_error, naming the value. -#}
+{% macro spark__decimal_format_error(expr, step) -%}
+  cast(raise_error(concat('bloomery: value ', {{ expr }}, {{ bloomery.string_literal(' does not match the decimal format of ' ~ step.sample) }})) as {{ bloomery.type_name(step.type) }})
+{%- endmacro %}
+
 {#- Wall-clock time in `zone` to UTC. -#}
 {% macro spark__to_utc(expr, zone) -%}
   to_utc_timestamp({{ expr }}, {{ bloomery.string_literal(zone) }})

@@ -25,7 +25,7 @@
         {%- do failures.append('(' ~ malformed ~ ')') -%}
       {%- endif -%}
     {%- endif -%}
-    {%- if (step.op == 'cast' and step.get('marker', true)) or step.op in ('parse_format', 'multiply', 'divide', 'round') -%}
+    {%- if (step.op == 'cast' and step.get('marker', true)) or step.op in ('parse_format', 'parse_decimal', 'multiply', 'divide', 'round') -%}
       {%- do failures.append('(' ~ ns.value ~ ' is not null and ' ~ next ~ ' is null)') -%}
     {%- endif -%}
     {%- set ns.value = next -%}

@@ -24,6 +24,7 @@
     {%- if safe and step.get('marker', true) -%}{{ bloomery.safe_cast(expr, step.type) }}{%- else -%}{{ bloomery.hard_cast(expr, step.type) }}{%- endif -%}
   {%- elif op == 'int_to_bool' -%}({{ expr }} <> 0)
   {%- elif op == 'parse_format' -%}{{ bloomery.parse_format(expr, step.format, step.type, safe) }}
+  {%- elif op == 'parse_decimal' -%}{{ bloomery.parse_decimal(expr, step, safe) }}
   {%- elif op == 'to_utc' -%}{{ bloomery.to_utc(expr, step.zone) }}
   {%- elif op == 'coalesce' -%}coalesce({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
   {%- elif op == 'nullif' -%}nullif({{ expr }}, {{ bloomery.typed_literal(step.literal, step.type) }})
@@ -61,6 +62,38 @@
 {% macro default__parse_format(expr, format, type, safe) -%}
   {%- set fn = 'try_strptime' if safe else 'strptime' -%}
   cast({{ fn }}({{ expr }}, {{ bloomery.string_literal(format) }}) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
+{#- A locale-formatted decimal (`parse_decimal`). The compiler wrote the format as one anchored
+    pattern that every engine's regex reads alike, and the texts a matching value is cleared of
+    (currency symbols, blanks, a plus sign, the group separator); the decimal separator then becomes
+    '.' and the text is cast to the field's decimal type. A value that does not match, or that the
+    cast refuses (too many integer digits), is a coercion failure in a quality entity; outside it
+    the run stops, naming the value. Portable SQL: replace, ||, the package's regex_match and casts. -#}
+{% macro parse_decimal(expr, step, safe) -%}
+  {{ return(adapter.dispatch('parse_decimal', 'bloomery')(expr, step, safe)) }}
+{%- endmacro %}
+{% macro default__parse_decimal(expr, step, safe) -%}
+  {%- set ns = namespace(text=expr) -%}
+  {%- for part in step.remove -%}
+    {%- set ns.text = 'replace(' ~ ns.text ~ ', ' ~ bloomery.string_literal(part) ~ ", '')" -%}
+  {%- endfor -%}
+  {%- if step.decimal != '.' -%}
+    {%- set ns.text = 'replace(' ~ ns.text ~ ', ' ~ bloomery.string_literal(step.decimal) ~ ", '.')" -%}
+  {%- endif -%}
+  {%- set matches = bloomery.regex_match(expr, step.pattern) | trim -%}
+  {%- if safe -%}case when {{ matches }} then {{ bloomery.safe_cast(ns.text, step.type) }} end
+  {%- else -%}case when {{ matches }} then {{ bloomery.hard_cast(ns.text, step.type) }} when {{ expr }} is not null then {{ bloomery.decimal_format_error(expr, step) }} end
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Raise, naming the value and the format: a cast of the message itself, which no engine reads as
+    a number (produce-or-raise outside the quality system). Typed as the step's decimal. -#}
+{% macro decimal_format_error(expr, step) -%}
+  {{ return(adapter.dispatch('decimal_format_error', 'bloomery')(expr, step)) }}
+{%- endmacro %}
+{% macro default__decimal_format_error(expr, step) -%}
+  cast('bloomery: value ' || {{ expr }} || {{ bloomery.string_literal(' does not match the decimal format of ' ~ step.sample) }} as {{ bloomery.type_name(step.type) }})
 {%- endmacro %}
 
 {% macro to_utc(expr, zone) -%}

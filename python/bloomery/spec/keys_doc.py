@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ..transforms import reference as transforms_reference
 from .documents import SCHEMA_DIR
 
 KINDS = [("entity_model.schema.json", "Entity model (`spec_version: 1`)"),
@@ -70,6 +71,8 @@ def render() -> str:
             cell = text.replace("|", "\\|").replace("\n", " ")
             out.append(f"| `{path}` | {cell} | {ex} |")
         out.append("")
+        if file == "mapping.schema.json":
+            out += transforms_reference.markdown()  # the transforms: from the compiler's registry
     return "\n".join(out)
 
 

@@ -1,9 +1,12 @@
-"""The 24 transforms: their signatures, and the type-check that lowers a chain to IR steps.
+"""The transforms: their signatures, and the type-check that lowers a chain to IR steps.
 
 A chain starts at type `string` (every bronze extraction is text). Each step checks its input
 type and arguments and yields one dialect-free IR step for the macros to render. Casts are
 where a value can fail to convert: in an entity that joined the quality system they become
 safe casts, and each one is a coercion point that the implicit `coercible` rule watches.
+
+REGISTRY is the one list of transforms: the reference in docs/spec-keys.md is generated from it
+(`reference.py`), and the mapping schema's name lists are checked against it.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Any, Callable
 
 from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assignable
 
-STR, INT_ARG, NUMBER, LITERAL = "STR", "INT", "NUMBER", "LITERAL"
+STR, INT_ARG, NUMBER, LITERAL, OPTIONS = "STR", "INT", "NUMBER", "LITERAL", "OPTIONS"
 NULLIFYING = frozenset({"split_part", "regex_extract", "nullif", "json_path"})
 MAX_PRECISION = 38
 
@@ -45,7 +48,13 @@ class Lowered:
 @dataclass(frozen=True)
 class Signature:
     args: tuple               # arg kinds; a trailing "*" kind means variadic
-    lower: Callable           # (input type, args) -> (output type, IR step)
+    lower: Callable           # (input type, args[, declared type]) -> (output type, IR step)
+    # the reference (docs/spec-keys.md, hints): how it is written and what it does
+    example: str = ""         # one step, in YAML
+    params: str = "–"         # its arguments, in words
+    types: str = ""           # input -> output
+    doc: str = ""             # what it does, and what it does with a value it cannot take
+    declared: bool = False    # `lower` also takes the field's declared type
 
 
 def _type_ir(t: SpecType) -> dict:
@@ -298,31 +307,220 @@ def _convert(t, args):
     return t, {"op": "convert", "currency": args[0]}
 
 
+# -- parse_decimal ---------------------------------------------------------------------------------
+# A locale-formatted number read into the field's decimal type. The format becomes one anchored
+# pattern, written here once for every engine (classes, `{m,n}`, `|`, capturing groups only: RE2,
+# POSIX ARE/ERE and Java read it alike), and a list of texts to remove from a value that matched;
+# the decimal separator then becomes '.', and the text is cast like any other. A value that does
+# not match is a coercion failure; so is one the cast refuses (too many integer digits).
+#
+#     blanks* ( sign? N | sign? C blanks* N | C blanks* sign N | sign? N blanks* C ) blanks*
+#     N = ( d{1,3} (G d{3})+ | d+ ) (D d+)?        (without a group separator: d+ (D d+)?)
+#
+# Blanks are the space, U+00A0 and U+202F; a blank group separator stands for any of the three.
+_BLANKS = (" ", "\u00a0", "\u202f")
+_BLANK = "[" + "".join(_BLANKS) + "]"
+_DECIMAL_OPTIONS = ("decimal", "group", "currency")
+
+
+def _regex_char(ch: str) -> str:
+    """`ch` as a literal in every engine's regex: a class where that is enough (no backslash to
+    travel through each dialect's string literals), an escape where a class would not be."""
+    if ch in "[]\\^":
+        return "\\" + ch
+    if ch in ".$|()*+?{}":
+        return "[" + ch + "]"
+    return ch
+
+
+def _separator(options: dict, key: str) -> str | None:
+    value = options.get(key)
+    if value is None:
+        return None
+    if key == "group" and value == "space":
+        return " "
+    if value == "":
+        # spec text is read without its surrounding blanks: `" "` arrives empty
+        raise ChainError(None, f"`parse_decimal` {key} separator is empty (a quoted blank is read as empty)",
+                         "write `group: space` for a blank (any of space, U+00A0, U+202F), or leave `group` out "
+                         "when values have none" if key == "group" else 'write one character, e.g. `decimal: ","`')
+    if not isinstance(value, str):
+        raise ChainError(None, f"`parse_decimal` option `{key}` is {value!r}: it is one character",
+                         f'write it quoted, e.g. `{key}: ","`')
+    if len(value) != 1:
+        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is not one character",
+                         f'write one character, e.g. `{key}: ","`' + (", or `group: space` for a blank" if key == "group" else ""))
+    if value.isdigit():
+        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a digit",
+                         "separators are punctuation such as , . ' (or `group: space`)")
+    if value in "+-":
+        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a sign",
+                         "separators are punctuation such as , . ' (or `group: space`)")
+    if value.isalpha():
+        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a letter",
+                         "separators are punctuation such as , . ' (or `group: space`)")
+    if value.isspace() and (key == "decimal" or value not in _BLANKS):
+        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a blank"
+                         + (", which surrounds values" if key == "decimal" else " other than a space, U+00A0 or U+202F"),
+                         "write the decimal separator as , or ." if key == "decimal" else "write `group: space` (it stands for every blank)")
+    return value
+
+
+def _currencies(options: dict, separators: set[str]) -> list[str]:
+    value = options.get("currency")
+    if value is None:
+        return []
+    symbols = [value] if isinstance(value, str) else value
+    if not isinstance(symbols, list) or not all(isinstance(c, str) for c in symbols):
+        raise ChainError(None, f"`parse_decimal` option `currency` is {value!r}",
+                         'write a symbol or a list of them: `currency: ["€", "EUR"]`')
+    if not symbols:
+        raise ChainError(None, "`parse_decimal` currency lists no symbol: give at least one, or leave `currency` out",
+                         'write e.g. `currency: ["€", "EUR"]`')
+    for c in symbols:
+        problem = ("is empty" if not c else
+                   "holds a digit" if any(ch.isdigit() for ch in c) else
+                   "holds a sign" if any(ch in "+-" for ch in c) else
+                   "holds a blank" if any(ch.isspace() for ch in c) else
+                   "is made of the separators only" if set(c) <= separators else None)
+        if problem:
+            raise ChainError(None, f"`parse_decimal` currency symbol {c!r} {problem}: a value could read two ways",
+                             "a currency symbol has no digit, sign or blank and is not made of the separators "
+                             "(€, EUR, Fr. and kr. are fine)")
+    if len(set(symbols)) != len(symbols):
+        raise ChainError(None, "`parse_decimal` currency names a symbol twice", "list each symbol once")
+    # longest first: a symbol inside another (`$` in `US$`) never splits it
+    return sorted(symbols, key=lambda c: (-len(c), c))
+
+
+def _parse_decimal(t, args, declared):
+    _need(t, ("string",), "parse_decimal")
+    options = args[0]
+    unknown = [k for k in options if k not in _DECIMAL_OPTIONS]
+    if unknown:
+        close = difflib.get_close_matches(str(unknown[0]), _DECIMAL_OPTIONS, n=1)
+        raise ChainError(None, f"`parse_decimal` has no option `{unknown[0]}`; its options are decimal, group, currency",
+                         f"did you mean `{close[0]}`?" if close else f"write it as {EXAMPLES['parse_decimal']}")
+    if "decimal" not in options:
+        raise ChainError(None, "`parse_decimal` needs its `decimal` separator",
+                         f"write it as {EXAMPLES['parse_decimal']}")
+    decimal = _separator(options, "decimal")
+    group = _separator(options, "group")
+    if group is not None and (group == decimal):
+        raise ChainError(None, f"`parse_decimal` format is ambiguous: decimal and group separator are both {decimal!r}, "
+                         f"so `1{decimal}234` could read 1234 or 1.234", "the decimal and group separators must differ, "
+                         'e.g. `{decimal: ",", group: "."}`; leave `group` out when values have none')
+    currency = _currencies(options, {decimal} | ({group} if group else set()))
+    if declared.name != "decimal":
+        raise ChainError(None, f"`parse_decimal` reads a number into the field's decimal type, but the field is declared {declared}",
+                         "declare the field decimal(p,s): the parse reads into that width")
+    digits = "[0-9]"
+    g = None if group is None else (_BLANK if group in _BLANKS else _regex_char(group))
+    integer = f"{digits}+" if g is None else f"({digits}{{1,3}}({g}{digits}{{3}})+|{digits}+)"
+    number = f"{integer}({_regex_char(decimal)}{digits}+)?"
+    sign = "[+-]"
+    if currency:
+        c = "(" + "|".join("".join(_regex_char(ch) for ch in sym) for sym in currency) + ")"
+        body = (f"({sign}?{number}|{sign}?{c}{_BLANK}*{number}|{c}{_BLANK}*{sign}{number}"
+                f"|{sign}?{number}{_BLANK}*{c})")
+    else:
+        body = f"{sign}?{number}"
+    pattern = f"^{_BLANK}*{body}{_BLANK}*$"
+    # what a value that matched is cleared of, in order: the currency, blanks, a plus sign, the
+    # group separator (a blank one went with the blanks); then the decimal separator becomes '.'
+    remove = currency + list(_BLANKS) + ["+"] + ([group] if group and group not in _BLANKS else [])
+    sample = f"-1{group or ''}234{decimal}50" + (f" {currency[-1]}" if currency else "")
+    return declared, {"op": "parse_decimal", "pattern": pattern, "remove": remove, "decimal": decimal,
+                      "sample": sample, "type": _type_ir(declared)}
+
+
+def parse_decimal_value(text: str | None, step: dict) -> Decimal | None:
+    """What a `parse_decimal` step makes of `text`, as the SQL does: None where the value is a
+    coercion failure (or NULL). The reference the engines are tested against."""
+    if text is None or not re.fullmatch(step["pattern"], text):
+        return None
+    for part in step["remove"]:
+        text = text.replace(part, "")
+    value = Decimal(text.replace(step["decimal"], "."))
+    t = step["type"]
+    value = value.quantize(Decimal(1).scaleb(-t["scale"]), rounding="ROUND_HALF_UP")
+    return value if len(value.as_tuple().digits) - t["scale"] <= t["precision"] - t["scale"] else None
+
+
+_CAST_FAILS = "A value that does not convert is a coercion failure (`coercible`)."
+_NULLS = "Nullifying: gives NULL without a cast failing, so the column gets no implicit `coercible`."
+
 REGISTRY: dict[str, Signature] = {
-    "trim": Signature((), _string_op("trim")),
-    "upper": Signature((), _string_op("upper")),
-    "lower": Signature((), _string_op("lower")),
-    "split_part": Signature((STR, INT_ARG), _string_op("split_part", "delimiter", "index")),
-    "regex_extract": Signature((STR, INT_ARG), _regex_extract),
-    "strip_prefix": Signature((STR,), _string_op("strip_prefix", "value")),
-    "strip_suffix": Signature((STR,), _string_op("strip_suffix", "value")),
-    "concat": Signature((STR,), _string_op("concat", "value")),
-    "enum_map": Signature((STR, "*"), _enum_map),
-    "to_string": Signature((), _to_string),
-    "to_int": Signature((), _to_int),
-    "to_decimal": Signature((INT_ARG, INT_ARG), _to_decimal),
-    "to_bool": Signature((), _to_bool),
-    "parse_ts": Signature((STR,), _parse_temporal(TIMESTAMP, "parse_ts")),
-    "parse_date": Signature((STR,), _parse_temporal(DATE, "parse_date")),
-    "to_utc": Signature((STR,), _to_utc),
-    "coalesce": Signature((LITERAL,), _coalesce),
-    "nullif": Signature((LITERAL,), _nullif),
-    "json_path": Signature((STR,), _json_path),
-    "multiply": Signature((NUMBER,), _decimal_arith("multiply")),
-    "divide": Signature((NUMBER,), _decimal_arith("divide")),
-    "round": Signature((INT_ARG,), _round),
-    "abs": Signature((), _abs),
-    "convert": Signature((STR,), _convert),
+    "trim": Signature((), _string_op("trim"), "trim", types="string → string",
+                      doc="Removes leading and trailing spaces."),
+    "upper": Signature((), _string_op("upper"), "upper", types="string → string", doc="Upper-cases the text."),
+    "lower": Signature((), _string_op("lower"), "lower", types="string → string", doc="Lower-cases the text."),
+    "split_part": Signature((STR, INT_ARG), _string_op("split_part", "delimiter", "index"), '{split_part: ["-", 1]}',
+                            "delimiter (string), index (integer, from 1)", "string → string",
+                            "The index-th part of the text split on the delimiter. " + _NULLS),
+    "regex_extract": Signature((STR, INT_ARG), _regex_extract, '{regex_extract: ["^([A-Z]+)", 1]}',
+                               "pattern (string), group (integer, 0 = the whole match)", "string → string",
+                               "The group's text of the pattern's first match; the pattern must compile and "
+                               "have that group. " + _NULLS),
+    "strip_prefix": Signature((STR,), _string_op("strip_prefix", "value"), '{strip_prefix: "CUS-"}',
+                              "prefix (string)", "string → string", "Removes the prefix when the text starts with it."),
+    "strip_suffix": Signature((STR,), _string_op("strip_suffix", "value"), '{strip_suffix: " EUR"}',
+                              "suffix (string)", "string → string", "Removes the suffix when the text ends with it."),
+    "concat": Signature((STR,), _string_op("concat", "value"), '{concat: "-A"}',
+                        "suffix (string)", "string → string", "Appends the text."),
+    "enum_map": Signature((STR, "*"), _enum_map, "{enum_map: [sent, shipped, done, completed]}",
+                          "pairs from, to, from, to, … (strings, an even number)", "string → string",
+                          "Rewrites each `from` spelling to its `to`; other values pass unchanged (judge them "
+                          "with `in_enum`)."),
+    "to_string": Signature((), _to_string, "to_string", types="any → string", doc="Casts to text."),
+    "to_int": Signature((), _to_int, "to_int", types="string, int, decimal, bool → int",
+                        doc="Casts to a 64-bit integer. " + _CAST_FAILS),
+    "to_decimal": Signature((INT_ARG, INT_ARG), _to_decimal, "{to_decimal: [12, 4]}",
+                            "precision p, scale s (integers, 1 ≤ p ≤ 38, 0 ≤ s ≤ p)",
+                            "string, int, decimal → decimal(p,s)",
+                            "Casts to decimal(p,s); the text is `1234.5` (a dot, no group separator: see "
+                            "`parse_decimal`). " + _CAST_FAILS),
+    "to_bool": Signature((), _to_bool, "to_bool", types="string, int, bool → bool",
+                         doc="Casts to boolean; an integer is true when it is not 0. " + _CAST_FAILS),
+    "parse_ts": Signature((STR,), _parse_temporal(TIMESTAMP, "parse_ts"), "{parse_ts: ISO8601}",
+                          "format (string): ISO8601, or %Y %m %d %H %M %S with separators", "string → timestamp",
+                          "Reads a timestamp (ISO8601: an offset is converted to UTC). " + _CAST_FAILS),
+    "parse_date": Signature((STR,), _parse_temporal(DATE, "parse_date"), '{parse_date: "%d/%m/%Y"}',
+                            "format (string): ISO8601, or %Y %m %d with separators", "string → date",
+                            "Reads a date. " + _CAST_FAILS),
+    "parse_decimal": Signature((OPTIONS,), _parse_decimal,
+                               '{parse_decimal: {decimal: ",", group: ".", currency: ["€", "EUR"]}}',
+                               "options: `decimal` (one character, required), `group` (one character, or `space` "
+                               "for any blank; none when left out), `currency` (a symbol or a list)",
+                               "string → the field's decimal(p,s)",
+                               "Reads a locale-formatted number: `12,50 €` is 12.50, `1.234,50` is 1234.50. "
+                               "Groups are three digits; a sign and a currency symbol may come before or after; "
+                               "blanks around are ignored. A value that does not match the format, or does not "
+                               "fit the field, is a coercion failure (`coercible`), like a failed cast. A format "
+                               "that could read a text two ways is refused.", declared=True),
+    "to_utc": Signature((STR,), _to_utc, "{to_utc: Europe/Paris}", "zone (IANA name)", "timestamp → timestamp",
+                        "Reads a zoneless wall-clock time in the zone and gives it in UTC."),
+    "coalesce": Signature((LITERAL,), _coalesce, '{coalesce: "0"}', "literal (string or integer) of the value's type",
+                          "T → T", "Replaces NULL with the literal. After a cast it does not hide a failed one "
+                          "(`coercible` is judged at the cast)."),
+    "nullif": Signature((LITERAL,), _nullif, '{nullif: "n/a"}', "literal (string or integer) of the value's type",
+                        "T → T", "Gives NULL for the literal. " + _NULLS),
+    "json_path": Signature((STR,), _json_path, '{json_path: "$.a.b"}', "path (`$.a.b`)", "variant, string → variant",
+                           "The JSON value at the path; a text that is not JSON gives NULL. " + _NULLS),
+    "multiply": Signature((NUMBER,), _decimal_arith("multiply"), '{multiply: "0.01"}',
+                          "factor (integer or quoted decimal)", "decimal(p1,s1) → decimal(p1+p2, s1+s2)",
+                          "Multiplies by the literal (p2, s2: its digits); a result over 38 digits is refused. "
+                          "A value that outgrows the width is a coercion failure."),
+    "divide": Signature((NUMBER,), _decimal_arith("divide"), "{divide: 100}",
+                        "divisor (integer or quoted decimal, not 0)", "decimal(p1,s1) → decimal(p1+p2, s1+s2)",
+                        "Divides by the literal (inexact on DuckDB). A value that outgrows the width is a "
+                        "coercion failure."),
+    "round": Signature((INT_ARG,), _round, "{round: 2}", "digits (integer ≥ 0)",
+                       "int → int; decimal(p,s) → decimal(max(p−s+d, d, 1), d)", "Rounds to the digits."),
+    "abs": Signature((), _abs, "abs", types="int, decimal → the same", doc="The absolute value."),
+    "convert": Signature((STR,), _convert, "{convert: EUR}", "currency (string)", "decimal → decimal",
+                         "Currency conversion: type-checks, then refused by `bloomery compile` (no dbt target "
+                         "here provides rates)."),
 }
 
 
@@ -340,11 +538,15 @@ def normalize_step(step: Any) -> tuple[str, list]:
                          "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`", malformed=True)
     if not isinstance(args, list):
         args = [args]
-    if not isinstance(name, str) or not all(isinstance(a, (str, int)) for a in args):
+    if not isinstance(name, str) or not all(isinstance(a, (str, int)) or _is_options(a) for a in args):
         raise ChainError(None, f"malformed transform step {step!r}: a step is a name and string or integer "
-                         "arguments", "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`",
-                         malformed=True)
+                         "arguments (or a map of named options)",
+                         "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`", malformed=True)
     return name, [int(a) if isinstance(a, bool) else a for a in args]
+
+
+def _is_options(arg) -> bool:
+    return isinstance(arg, dict) and all(isinstance(k, str) for k in arg)
 
 
 def _check_args(name: str, sig: Signature, args: list):
@@ -364,6 +566,7 @@ def _check_args(name: str, sig: Signature, args: list):
             INT_ARG: isinstance(arg, int),
             NUMBER: isinstance(arg, (int, str)),
             LITERAL: isinstance(arg, (int, str)),
+            OPTIONS: _is_options(arg),
         }[kind]
         if not ok:
             raise ChainError(None, f"`{name}` argument {arg!r} must be {_KIND_WORDS[kind]}",
@@ -371,19 +574,9 @@ def _check_args(name: str, sig: Signature, args: list):
 
 
 # How each transform is written, for hints.
-EXAMPLES = {
-    "trim": "`trim`", "upper": "`upper`", "lower": "`lower`", "to_string": "`to_string`", "to_int": "`to_int`",
-    "to_bool": "`to_bool`", "abs": "`abs`", "split_part": "`{split_part: [\"-\", 1]}`",
-    "regex_extract": "`{regex_extract: [\"^([A-Z]+)\", 1]}`", "strip_prefix": "`{strip_prefix: \"CUS-\"}`",
-    "strip_suffix": "`{strip_suffix: \" EUR\"}`", "concat": "`{concat: \"-A\"}`",
-    "enum_map": "`{enum_map: [from, to, from, to]}`", "to_decimal": "`{to_decimal: [12, 4]}`",
-    "parse_ts": "`{parse_ts: ISO8601}`", "parse_date": "`{parse_date: \"%d/%m/%Y\"}`",
-    "to_utc": "`{to_utc: Europe/Paris}`", "coalesce": "`{coalesce: \"0\"}`", "nullif": "`{nullif: \"n/a\"}`",
-    "json_path": "`{json_path: \"$.a.b\"}`", "multiply": "`{multiply: \"0.01\"}`", "divide": "`{divide: 100}`",
-    "round": "`{round: 2}`", "convert": "`{convert: EUR}`",
-}
+EXAMPLES = {name: f"`{sig.example}`" for name, sig in REGISTRY.items()}
 _KIND_WORDS = {STR: "a string", INT_ARG: "an integer", NUMBER: "an integer or a quoted decimal",
-               LITERAL: "a string or an integer"}
+               LITERAL: "a string or an integer", OPTIONS: "a map of named options"}
 
 
 def lower_chain(chain: list, declared: SpecType) -> Lowered:
@@ -397,12 +590,10 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
             name, args = normalize_step(raw)
             sig = REGISTRY.get(name)
             if sig is None:
-                close = difflib.get_close_matches(name, REGISTRY, n=1)
-                raise ChainError(index, f"unknown transform `{name}`",
-                                 f"did you mean `{close[0]}`?" if close else None, unknown=True)
+                raise unknown_transform(name)
             _check_args(name, sig, args)
             before = current
-            current, step = sig.lower(current, args)
+            current, step = sig.lower(current, args, declared) if sig.declared else sig.lower(current, args)
             _mark_source(step, before)
         except ChainError as exc:
             exc.index = index
@@ -427,6 +618,16 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
     return Lowered(steps, declared, nullifying, casts, names)
 
 
+def unknown_transform(name: str) -> ChainError:
+    """Refusing a name that is not a transform: every known one, and the closest."""
+    close = difflib.get_close_matches(name, REGISTRY, n=1) or difflib.get_close_matches(name.lower(), REGISTRY, n=1)
+    known = ", ".join(f"`{n}`" for n in sorted(REGISTRY))
+    return ChainError(None, f"unknown transform `{name}`; the transforms are {known}",
+                      f"did you mean `{close[0]}`?" if close else
+                      "write one of them; docs/spec-keys.md (Transforms) gives each one's arguments and an example",
+                      unknown=True)
+
+
 def _mark_source(step: dict, source: SpecType):
     """A cast from a typed value (not bronze text) says so: an engine whose NULL-on-failure cast
     reads text (Postgres' pg_input_is_valid) must not round-trip such a value through text."""
@@ -435,4 +636,4 @@ def _mark_source(step: dict, source: SpecType):
 
 
 def _is_coercion_point(step: dict) -> bool:
-    return (step["op"] == "cast" and step.get("marker", True)) or step["op"] == "parse_format"
+    return (step["op"] == "cast" and step.get("marker", True)) or step["op"] in ("parse_format", "parse_decimal")
