@@ -4,16 +4,43 @@ replay and spec change. It is the oracle of tests/integration/test_conservation_
 
 It is written from the documents, not from the macros:
   - the product page (shared/seed/data-quality.md): extract -> transform -> dedupe -> rules ->
-    route; dedupe's total order; NULL never fires a rule except not_null/coercible; the
-    referential probe reads the parent's admitted rows only; replay contests each key in the
-    dedupe order and marks a passing loser `(superseded)`; first_seen never moves;
-  - the incremental contract (spec reference 6.3/6.4 and the models' own documentation): a run
-    judges the bronze rows at/after the entity's newest `_ingested_at`, from a load the entity
-    and its reject table have not seen, or judged by a previous run whose entity did not commit
-    (never here: every build of this test completes), plus every bronze row of a key (or of a
-    source row) that batch touches;
-    the entity replaces every row the batch re-judged; a reject row is upserted by reject_id
-    (first_seen kept) and resolved once its source row is re-judged and not diverted again.
+    route; NULL never fires a rule except not_null/coercible; the referential probe reads the
+    parent's admitted rows only; replay contests each key in the dedupe order and marks a passing
+    loser `(superseded)`;
+  - dedupe's total order (docs/design.md): `_ingested_at` latest first, compared as the instant it
+    casts to (two spellings of one instant tie), then the tie-break `_load_id`, then
+    `_source_row_id`, all descending; a row with a NULL key part is its own group;
+  - the ledger contract (issue 19, docs/design.md "What a build judges"):
+      * a delivery is identified by (bronze relation, `_source_row_id`, `_load_id`,
+        `_ingested_at`), compared as stored text; `<entity>__ledger` records every judged delivery
+        with its route: keep, quarantine (a held one too), or deduped with the source row it lost
+        its key to (`winner_row_id`); `expired` is never reached here (the clock var is pinned
+        before every generated timestamp);
+      * an incremental build (`incremental_by_key`) judges the bronze deliveries whose identity
+        the ledger does not hold, plus every bronze row of a source row id or key those touch
+        (closed over both, so the winner of every key it reads is the one a full refresh picks);
+        nothing is inferred from a timestamp, so a late part of a judged load (same `_load_id`,
+        older `_ingested_at`) and a retried load are judged like any other delivery, and two
+        bronze rows with one identity (a load appended twice) are one delivery to the ledger;
+      * a `full` entity judges all of bronze on every build, and so do a first build and
+        `dbt build --full-refresh`, which rebuilds the entity; the reject table and the ledger
+        (history) survive it, and a build that judged all of bronze replaces every verdict of
+        the ledger (bronze never loses a row here);
+      * candidates are transformed, deduped and judged against the parent's currently admitted
+        rows (the parent builds first in the same run);
+      * held: a candidate that survives dedupe and whose delivery is the one an UNRESOLVED reject
+        row of its source row records stays in the reject table unchanged, whatever its verdict
+        now; a quarantined row leaves the reject table only by replay, a re-delivery of its source
+        row (a new delivery, judged fresh) or a newer delivery of its key (it then loses dedupe
+        and its reject row is resolved); a full refresh, which restates history, is the one build
+        that judges it afresh (HELD_THROUGH_FULL_REFRESH below);
+      * the entity: every re-judged row (by key, or by source row when the key has a NULL part)
+        is replaced by the kept winners; the reject table: a diverted winner is upserted by
+        `reject_id` (first_seen is the earliest `_ingested_at` among this build's judged
+        deliveries of the source row that fail a quarantine rule, and a row already in the table
+        keeps its value; last_evaluated_at is carried over); a reject row whose source row was
+        re-judged and is neither diverted nor held is resolved (nothing else changes in it);
+      * replay changes the entity and the reject table, never the ledger.
 
 Bronze cells are text or None, as a loader lands them. The transforms here cover exactly the
 vocabulary the generator draws from (see `strategies` in the test), where the engine's cast and
@@ -25,6 +52,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -49,6 +77,23 @@ QUARANTINE = {
     "entry": {"line_no_coercible", "code_pattern", "amount_coercible", "amount_range_min", "entry_payer_referential"},
 }
 FLAG_ONLY_IN = {"wide": {"code_pattern"}, "base": set()}
+
+# How the spec tree declares each entity's materialization (entity_model.yaml), and the mixes the
+# test builds: both entities incremental, or one of them `full`.
+MATERIALIZED = "materialization: incremental_by_key"
+MIXES = {
+    "incremental": {"account": "incremental_by_key", "entry": "incremental_by_key"},
+    "entry_full": {"account": "incremental_by_key", "entry": "full"},
+    "account_full": {"account": "full", "entry": "incremental_by_key"},
+}
+
+
+# Whether `dbt build --full-refresh` leaves a held delivery in the reject table too. Issue 19's
+# contract and docs/design.md said so; since 7954871 a full refresh "restates history": it judges
+# every delivery afresh, held ones included (macros/route/quality_split.sql `_held_rejects`), the
+# rebuild `bloomery plan` names after a rule is relaxed. The model follows the macros' stated
+# exception; a `full` entity and an incremental build still hold.
+HELD_THROUGH_FULL_REFRESH = False
 
 
 # -- transforms: text in, value / None (NULL) / FAIL (the coercion-failure marker) out ----------
@@ -80,13 +125,19 @@ def to_decimal_12_2(v):
     return Decimal(v) if re.fullmatch(r"-?[0-9]{1,10}\.[0-9]{2}", v) else FAIL
 
 
+def instant(ts: str) -> dt.datetime:
+    """`_ingested_at` as the timestamp it casts to: the generator writes 'YYYY-MM-DD HH:MM:SS' and
+    'YYYY-MM-DDTHH:MM:SS', two spellings of one instant (the text differs, the instant does not)."""
+    return dt.datetime.fromisoformat(ts)
+
+
 # -- one bronze delivery, judged ------------------------------------------------------------------
 @dataclass(frozen=True)
 class Delivery:
     table: str
     cells: tuple            # the non-metadata cells, in COLUMNS order
     load: str
-    ts: str                 # '%Y-%m-%d %H:%M:%S': text order is time order
+    ts: str                 # `_ingested_at` as stored
     sid: str
 
     def row(self) -> tuple:
@@ -95,10 +146,14 @@ class Delivery:
     def raw(self) -> dict:
         return dict(zip(COLUMNS[self.table], self.row()))
 
+    def identity(self) -> tuple:
+        """What the ledger records, compared as stored text (the bronze relation is the entity's one)."""
+        return (self.sid, self.load, self.ts)
+
     def order(self) -> tuple:
-        """Dedupe order, best first when sorted descending: _ingested_at, tie-break _load_id,
-        then _source_row_id (metadata compared as stored: text)."""
-        return (self.ts, self.load, self.sid)
+        """Dedupe order, best first when sorted descending: `_ingested_at` as an instant, the
+        tie-break `_load_id`, then `_source_row_id` (both compared as text)."""
+        return (instant(self.ts), self.load, self.sid)
 
 
 @dataclass(frozen=True)
@@ -107,11 +162,21 @@ class Judged:
     key: tuple              # the transformed key (None for a NULL or failed part)
     values: tuple           # the entity's columns, in model order
     fired: tuple            # every rule that fired, sorted
-    quarantined: bool
+    quarantined: bool       # fails a quarantine rule (of the variant it was judged with)
 
     def partition(self) -> tuple:
         """Dedupe partition: the key, and the source row when any key part is NULL."""
         return self.key + ((self.delivery.sid,) if None in self.key else (None,))
+
+
+def account_key(d: Delivery) -> tuple:
+    return (trim(d.cells[0]),)
+
+
+def entry_key(d: Delivery) -> tuple:
+    doc = json.loads(d.cells[0])
+    line_no = to_int(doc.get("line"))
+    return (trim(doc.get("entry")), None if line_no is FAIL else line_no)
 
 
 def judge_account(d: Delivery, variant: str, parents: frozenset) -> Judged:
@@ -176,17 +241,22 @@ def _judged(d, entity, variant, key, values, fired) -> Judged:
     return Judged(d, key, values, tuple(sorted(fired)), bool(fired & quarantine))
 
 
-# -- dedupe, computed from bronze alone -------------------------------------------------------------
+# -- dedupe ---------------------------------------------------------------------------------------
+def winners_of(judged: list[Judged]) -> list[int]:
+    """For each row, the index of its partition's winner: the best in dedupe order (of rows with
+    one identity, which are one delivery, the first)."""
+    best: dict[tuple, int] = {}
+    for i, j in enumerate(judged):
+        p = j.partition()
+        if p not in best or j.delivery.order() > judged[best[p]].delivery.order():
+            best[p] = i
+    return [best[j.partition()] for j in judged]
+
+
 def dedupe(judged: list[Judged]) -> tuple[list[Judged], list[Judged]]:
     """(winners, losers): one winner per partition, the best in dedupe order."""
-    best: dict[tuple, Judged] = {}
-    for j in judged:
-        p = j.partition()
-        if p not in best or j.delivery.order() > best[p].delivery.order():
-            best[p] = j
-    winners = list(best.values())
-    won = {id(w) for w in winners}
-    return winners, [j for j in judged if id(j) not in won]
+    won = winners_of(judged)
+    return ([j for i, j in enumerate(judged) if won[i] == i], [j for i, j in enumerate(judged) if won[i] != i])
 
 
 def reject_id(source: str, sid: str) -> str:
@@ -196,11 +266,21 @@ def reject_id(source: str, sid: str) -> str:
 # -- the warehouse, as the documents say it must evolve ---------------------------------------------
 @dataclass
 class Reject:
-    judged: Judged          # the delivery it holds and its judgement
+    judged: Judged          # the delivery it records and its judgement
     failed_rules: tuple
-    first_seen: str
+    first_seen: dt.datetime
     resolved: bool = False
     evaluated: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of `<entity>__ledger` (a held delivery is recorded as quarantine)."""
+    sid: str
+    load: str
+    ts: str
+    route: str
+    winner: str | None
 
 
 @dataclass
@@ -208,18 +288,22 @@ class Entity:
     name: str
     source: str
     judge: callable
+    key_of: callable
     parent: str | None = None
+    materialization: str = "incremental_by_key"
     built: bool = False
     kept: dict = field(default_factory=dict)       # sid -> Judged (the admitted row)
     rejects: dict = field(default_factory=dict)    # sid -> Reject
+    ledger: list = field(default_factory=list)     # Verdict, one per judged bronze row
+    routes: Counter = field(default_factory=Counter)   # every verdict given (the test's statistics)
 
 
 class Warehouse:
-    def __init__(self):
+    def __init__(self, mix: str = "incremental"):
         self.bronze: dict[str, list[Delivery]] = {ACCOUNTS: [], ENTRIES: []}
         self.variant = "base"
-        self.account = Entity("account", ACCOUNTS, judge_account)
-        self.entry = Entity("entry", ENTRIES, judge_entry, parent="account")
+        self.account = Entity("account", ACCOUNTS, judge_account, account_key, materialization=MIXES[mix]["account"])
+        self.entry = Entity("entry", ENTRIES, judge_entry, entry_key, parent="account", materialization=MIXES[mix]["entry"])
         self.entities = [self.account, self.entry]   # the DAG order: parent first
 
     def parents_of(self, e: Entity) -> frozenset:
@@ -234,49 +318,79 @@ class Warehouse:
         for e in self.entities:
             self._build(e, full_refresh)
 
-    def _build(self, e: Entity, full_refresh: bool):
-        parents = self.parents_of(e)
-        rows = [e.judge(d, self.variant, parents) for d in self.bronze[e.source]]
-        if not e.built or full_refresh or not e.kept:
-            batch = rows            # no state (first run, full refresh, or an entity with no timestamps yet)
-        else:
-            watermark = max(j.delivery.ts for j in e.kept.values())
-            seen = {j.delivery.load for j in e.kept.values()} | {r.judged.delivery.load for r in e.rejects.values()}
-            batch = [j for j in rows if j.delivery.ts >= watermark or j.delivery.load not in seen]
-        touched = {j.key for j in batch if None not in j.key}
-        sources = {j.delivery.sid for j in batch}
-        in_batch = {id(j) for j in batch}
-        candidates = [j for j in rows if id(j) in in_batch or j.key in touched or j.delivery.sid in sources]
-        winners, _ = dedupe(candidates)
+    def batch(self, e: Entity, full_refresh: bool = False) -> list[Delivery]:
+        """The deliveries a build reads: all of bronze, or (incremental) the ones the ledger does
+        not hold with every row of a source row or key they touch."""
+        bronze = self.bronze[e.source]
+        if e.materialization == "full" or full_refresh or not e.built:
+            return list(bronze)
+        recorded = {(v.sid, v.load, v.ts) for v in e.ledger}
+        rows = [d for d in bronze if d.identity() not in recorded]
+        # closed over source rows and keys: a touched source row brings every delivery of it, and
+        # each of those every row of its key, so the winner of every key read is the one a full
+        # refresh picks (a source row keeps its key in generated data, where one step closes it;
+        # a regression re-delivers one under another key)
+        while True:
+            sids = {d.sid for d in rows}
+            keys = {k for k in map(e.key_of, rows) if None not in k}
+            wider = [d for d in bronze if d.sid in sids or e.key_of(d) in keys]
+            if len(wider) == len(rows):
+                return rows
+            rows = wider
 
-        # the reject table: upsert by reject_id, first_seen and last_evaluated_at carried over
-        # first_seen: the earliest judged delivery of the source row that fails a quarantine rule,
-        # winner or not (a clean delivery is not when the problem started)
+    def _build(self, e: Entity, full_refresh: bool):
+        everything = e.materialization == "full" or full_refresh or not e.built
+        parents = self.parents_of(e)
+        judged = [e.judge(d, self.variant, parents) for d in self.batch(e, full_refresh)]
+        won = winners_of(judged)
+        routes = []
+        for i, j in enumerate(judged):
+            held = e.rejects.get(j.delivery.sid) if HELD_THROUGH_FULL_REFRESH or not full_refresh else None
+            if won[i] != i:
+                routes.append("deduped")
+            elif held is not None and not held.resolved and held.judged.delivery.identity() == j.delivery.identity():
+                routes.append("held")
+                e.routes["held, though it passes now"] += not j.quarantined
+            else:
+                routes.append("quarantine" if j.quarantined else "keep")
+        e.routes.update(routes)
+
+        # the reject table: a diverted winner upserted by reject_id; first_seen is the earliest
+        # judged delivery of its source row that fails a quarantine rule, winner or not (a clean
+        # delivery is not when the problem started), and a row already in the table keeps its own
         first_seen = {}
-        for j in candidates:
+        for j in judged:
             if j.quarantined:
-                s = j.delivery.sid
-                first_seen[s] = min(first_seen.get(s, j.delivery.ts), j.delivery.ts)
-        diverted = {w.delivery.sid for w in winners if w.quarantined}
-        for w in winners:
-            if w.quarantined:
-                old = e.rejects.get(w.delivery.sid)
-                e.rejects[w.delivery.sid] = Reject(w, w.fired, old.first_seen if old else first_seen[w.delivery.sid],
+                s, t = j.delivery.sid, instant(j.delivery.ts)
+                first_seen[s] = min(first_seen.get(s, t), t)
+        for j, route in zip(judged, routes):
+            if route == "quarantine":
+                old = e.rejects.get(j.delivery.sid)
+                e.rejects[j.delivery.sid] = Reject(j, j.fired, old.first_seen if old else first_seen[j.delivery.sid],
                                                    resolved=False, evaluated=old.evaluated if old else False)
-        judged_sids = {j.delivery.sid for j in candidates}
+        judged_sids = {j.delivery.sid for j in judged}
+        diverted = {j.delivery.sid for j, route in zip(judged, routes) if route in ("quarantine", "held")}
         for sid, r in e.rejects.items():
             if not r.resolved and sid in judged_sids and sid not in diverted:
                 r.resolved = True
 
-        # the entity: every re-judged row (by source row or by key) replaced by the kept winners
-        if not e.built or full_refresh:
+        # the entity: every re-judged row (by key, or by source row when a key part is NULL)
+        # replaced by the kept winners
+        if everything:
             e.kept = {}
         else:
-            keys = {j.key for j in candidates}
-            e.kept = {s: j for s, j in e.kept.items() if s not in judged_sids and not (None not in j.key and j.key in keys)}
-        for w in winners:
-            if not w.quarantined:
-                e.kept[w.delivery.sid] = w
+            keys = {j.key for j in judged}
+            e.kept = {s: k for s, k in e.kept.items()
+                      if not (k.key in keys if None not in k.key else s in judged_sids)}
+        for j, route in zip(judged, routes):
+            if route == "keep":
+                e.kept[j.delivery.sid] = j
+
+        # the ledger: the re-judged source rows' deliveries forgotten, this build's verdicts recorded
+        verdicts = [Verdict(*j.delivery.identity(), "quarantine" if route == "held" else route,
+                            judged[won[i]].delivery.sid if route == "deduped" else None)
+                    for i, (j, route) in enumerate(zip(judged, routes))]
+        e.ledger = verdicts if everything else [v for v in e.ledger if v.sid not in judged_sids] + verdicts
         e.built = True
 
     # `dbt run-operation bloomery.replay --args '{entity: ...}'`
@@ -287,7 +401,7 @@ class Warehouse:
         candidates = [e.judge(r.judged.delivery, self.variant, parents) for r in open_rejects]
         keys = {c.key for c in candidates}
         incumbents = [j for j in e.kept.values() if None not in j.key and j.key in keys]
-        contest: dict[tuple, tuple] = {}
+        contest: dict[tuple, Judged] = {}
         for j in candidates + incumbents:
             p = j.partition()
             if p not in contest or j.delivery.order() > contest[p].delivery.order():
@@ -310,22 +424,30 @@ class Warehouse:
             e.kept[a.delivery.sid] = a
 
     # -- what the tables must hold --------------------------------------------------------------
-    def places(self, e: Entity) -> dict[tuple, str]:
-        """Every bronze delivery -> 'entity' | 'reject' | 'deduped'."""
-        out = {}
+    def places(self, e: Entity) -> Counter:
+        """Every bronze row -> 'entity' | 'reject' | 'deduped', as a multiset of (identity, place):
+        a row the entity holds, a row an unresolved reject row records, or else a row that lost
+        its key (of two rows with one identity, the second is the first's loser)."""
+        out = Counter()
+        taken = set()
         for d in self.bronze[e.source]:
             k = e.kept.get(d.sid)
             r = e.rejects.get(d.sid)
-            if k is not None and k.delivery == d:
-                out[(d.sid, d.load)] = "entity"
+            if d.identity() in taken:
+                place = "deduped"
+            elif k is not None and k.delivery == d:
+                place = "entity"
             elif r is not None and not r.resolved and r.judged.delivery == d:
-                out[(d.sid, d.load)] = "reject"
+                place = "reject"
             else:
-                out[(d.sid, d.load)] = "deduped"
+                place = "deduped"
+            if place != "deduped":
+                taken.add(d.identity())
+            out[(*d.identity(), place)] += 1
         return out
 
-    def dedupe_losers(self, e: Entity) -> set:
+    def dedupe_losers(self, e: Entity) -> Counter:
         """Rows that lose dedupe across the whole of bronze: computed from the bronze rows and the
         dedupe order alone, whatever the runs did."""
         judged = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source]]
-        return {(j.delivery.sid, j.delivery.load) for j in dedupe(judged)[1]}
+        return Counter(j.delivery.identity() for j in dedupe(judged)[1])

@@ -14,8 +14,9 @@ hundred scenarios cannot pay that, so this driver:
     variant) and one schema, `main`, so a test's SQL reads the same on both;
   - `reset()` drops every relation, so the next scenario starts from an empty warehouse, exactly as
     a fresh DuckDB file or a fresh database would;
-  - memoizes Jinja's template compilation while the project is open (`close()` restores it), and
-    runs single-threaded: on the tiny tables of a scenario, both are pure overhead.
+  - memoizes Jinja's template compilation and dbt's scan of the environment for secrets while
+    the project is open (`close()` restores both), and runs single-threaded: on the tiny tables of
+    a scenario, all three are pure overhead.
 
 The models, macros and materializations that run are the real ones; only parsing is shared.
 """
@@ -69,6 +70,30 @@ def _forget_repeated_behavior_flags():
     flags[:] = first.values()
 
 
+def _fixed_env_secrets():
+    """dbt-common scans the whole environment for `DBT_ENV_SECRET_` variables (`env_secrets`) on
+    every exception it makes, and a Jinja `{{ return(...) }}` is one: the package's macros return
+    several hundred times per build, so the scans cost about a sixth of a build's CPU. The
+    environment does not change while a project is open: scanned once, the same secrets are
+    scrubbed. `close()` restores the scan."""
+    import dbt_common.events.functions as events
+    import dbt_common.exceptions.base as base
+    scan = getattr(base.env_secrets, "original", base.env_secrets)
+    secrets = scan()
+
+    def env_secrets():
+        return list(secrets)
+    env_secrets.original = scan
+    base.env_secrets = events.env_secrets = env_secrets
+
+
+def _restore_env_secrets():
+    import dbt_common.events.functions as events
+    import dbt_common.exceptions.base as base
+    if hasattr(base.env_secrets, "original"):
+        base.env_secrets = events.env_secrets = base.env_secrets.original
+
+
 QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-stats"] + (
     [] if os.environ.get("BLOOMERY_DBT_VERBOSE") else ["--quiet", "--log-level-file", "none"])
 
@@ -95,6 +120,7 @@ class _ReusedProject:
         self._runner_class = dbtRunner
         if not hasattr(jinja2.Environment.compile, "original"):
             jinja2.Environment.compile = _cached_compile(jinja2.Environment.compile)
+        _fixed_env_secrets()
         res = dbtRunner().invoke(["deps", "--quiet", *self._base[:4], "--log-path", str(self.dir / "logs")])
         assert res.success, res.exception
         self.manifests = {}
@@ -112,9 +138,10 @@ class _ReusedProject:
         raise NotImplementedError
 
     def close(self):
-        """Give Jinja its own compile back."""
+        """Give Jinja its own compile, and dbt its environment scan, back."""
         if hasattr(jinja2.Environment.compile, "original"):
             jinja2.Environment.compile = jinja2.Environment.compile.original
+        _restore_env_secrets()
 
     # -- dbt --------------------------------------------------------------------------------------
     def dbt(self, *args: str, check: bool = True) -> DbtResult:
