@@ -292,7 +292,7 @@
 {% macro spark__reject_rows(entity, staged, sources) -%}
   {%- do config(incremental_strategy='insert_overwrite',
                 pre_hook=['{{ bloomery.spark_snapshot() }}',
-                          '{{ bloomery.spark_record_expired(' ~ entity.quarantine.retention_hours ~ ') }}'],
+                          '{{ bloomery.spark_record_expired(' ~ (entity.quarantine.retention_hours | int) ~ ') }}'],
                 post_hook=['{{ bloomery.spark_drop_snapshot() }}']) -%}
   {%- set q = adapter.quote -%}
   {%- set mapping = entity.mappings[0] -%}

@@ -51,7 +51,7 @@ where {{ expired }}
   {%- set sql -%}
 update {{ ledger }}
 set {{ q('route') }} = 'expired'
-where {{ q('route') }} in ('quarantine', 'held')
+where {{ q('route') }} = 'quarantine'
   and exists (
     select 1 from {{ reject }}
     where {{ expired }}
