@@ -199,14 +199,17 @@
 {%- endmacro %}
 
 {#- The entity's pre-hook: the DELETE of the rows this run re-judges, as a rewrite without them
-    (anti joins: a NULL `_source_row_id` or key matches nothing, as in `in` / `exists`). -#}
+    (anti joins: a NULL `_source_row_id` or key matches nothing, as in `in` / `exists`). With
+    dedupe a row is re-judged by its key, or by its delivery (a NULL key is its own group), as in
+    `default__entity_delete_touched`. -#}
 {% macro spark__entity_delete_touched(key, dedupe, staged, merged=false) -%}
   {%- if is_incremental() -%}
     {%- set q = adapter.quote -%}
+    {%- set delivery = [q('_source_row_id')] + ([q('_load_id'), q('_ingested_at')] if dedupe else []) -%}
     {%- set keep -%}
       select t.* from {{ this }} as t
-      left anti join (select distinct {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %} from {{ staged }}) as d
-        on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }}
+      left anti join (select distinct {{ delivery | join(', ') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %} from {{ staged }}) as d
+        on {% for c in delivery %}t.{{ c }} = d.{{ c }}{{ " and " if not loop.last }}{% endfor %}
         {%- if merged %} and t.{{ q('_source') }} = d.{{ q('_bloomery_source') }}{% endif %}
       {%- if dedupe %}
       left anti join (select distinct {% for k in key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from {{ staged }}) as s
@@ -217,14 +220,15 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- The ledger's pre-hook: forgetting the re-judged source rows, as a rewrite without them. -#}
+{#- The ledger's pre-hook: forgetting the re-judged deliveries, as a rewrite without them. -#}
 {% macro spark__ledger_forget_rejudged(staged, everything) -%}
   {%- if is_incremental() -%}
     {%- set q = adapter.quote -%}
     {%- set keep -%}
       select t.* from {{ this }} as t
-      left anti join (select distinct {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}) as d
-        on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
+      left anti join (select distinct {{ q('_source_row_id') }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_bloomery_source') }} from {{ staged }}) as d
+        on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('_load_id') }} = d.{{ q('_load_id') }}
+       and t.{{ q('_ingested_at') }} = d.{{ q('_ingested_at') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
       {%- if everything %}
       where t.{{ q('route') }} in ('quarantine', 'expired')
       {%- endif %}
@@ -312,7 +316,7 @@ select * from (
           {%- if not merged %}
           and p.{{ q('source_relation') }} = {{ bloomery.string_literal(mapping.source) }}
           {%- endif %}
-          and st.{{ q('_source_row_id') }} is not null and st.diverted = 0
+          and st.diverted = 0 and rejudged.{{ q('_source_row_id') }} is not null
          then {{ bloomery.run_timestamp() }} else p.{{ q('resolved_at') }} end as {{ q('resolved_at') }}{{ "," if not loop.last }}
     {%- elif c == 'raw' and entity.quarantine.redact %}
     case when {{ bloomery.json_has_any_key('p.' ~ q('raw'), entity.quarantine.redact) }}
@@ -331,6 +335,13 @@ select * from (
     from {{ staged }} group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
   ) as st on st.{{ q('_source_row_id') }} = p.{{ q('_source_row_id') }}
     {%- if merged %} and st.{{ q('_bloomery_source') }} = p.{{ q('source_relation') }}{% endif %}
+  {#- the delivery the reject row records, judged again (see `default__resolve_rejects`) #}
+  left join (
+    select distinct {{ q('_source_row_id') }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_bloomery_source') }}
+    from {{ staged }} where {{ q('_bloomery_route') }} not in ('quarantine', 'held')
+  ) as rejudged
+    on rejudged.{{ q('_source_row_id') }} = p.{{ q('_source_row_id') }} and rejudged.{{ q('_load_id') }} = p.{{ q('_load_id') }}
+   and rejudged.{{ q('_ingested_at') }} = p.{{ q('_ingested_at') }} and rejudged.{{ q('_bloomery_source') }} = p.{{ q('source_relation') }}
 ) as earlier
 where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
    or {{ q('reject_id') }} in (select {{ bloomery.entity_reject_id(entity) }} from {{ staged }} where {{ q('_bloomery_route') }} = 'held')

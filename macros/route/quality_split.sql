@@ -58,7 +58,7 @@ judged_open as (
 ),
 {%- endif %}
 {%- if narrow %}
-touching as (
+{{ 'batch' if entity.dedupe else 'touching' }} as (
 {%- for mapping in entity.mappings %}
   {%- set mapped = bloomery._mapped(mapping) %}
   select {{ q('_source_row_id') }} as {{ q('_bloomery_touch__source_row_id') }}
@@ -71,6 +71,25 @@ touching as (
   {%- endif %}
 {%- endfor %}
 ),
+{%- if entity.dedupe %}
+{#- The keys the batch touches: its rows' keys, and the key of every other delivery of their
+    source rows. A source row re-delivered under another key touches both keys, so each key's
+    winner is picked from all of its rows, as a full build picks it (from the batch's keys alone,
+    an older delivery of the source row would win its old key against rows the batch never read). -#}
+touching as (
+  select * from batch
+{%- for mapping in entity.mappings %}
+  {%- set mapped = bloomery._mapped(mapping) %}
+  union all
+  select {{ q('_source_row_id') }}
+  {%- if merged %}, {{ bloomery.string_literal(mapping.source) }}{% endif %}
+  {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }}{% endfor %}
+  from {{ sources[mapping.source] }} as b
+  where {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from batch
+    {%- if merged %} where {{ q('_bloomery_touch__source') }} = {{ bloomery.string_literal(mapping.source) }}{% endif %})
+{%- endfor %}
+),
+{%- endif %}
 {%- endif %}
 {%- if early %}
 {%- set mapping = entity.mappings[0] %}
@@ -152,15 +171,28 @@ touching as (
   )
   {%- endfor %}
 ),
+{%- set same_row -%}
+  t.{{ q('_source_row_id') }} = typed.{{ q('_source_row_id') }}{% if merged %} and t.{{ q('_bloomery_source') }} = typed.{{ q('_bloomery_source') }}{% endif %}
+{%- endset %}
+{%- if entity.dedupe %}
+{#- the keys of the touched rows and of every other delivery of their source rows (see the
+    narrow batch's `touching`) -#}
+touched_keys as (
+  select {% for k in key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from touching
+  union all
+  select {% for k in key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from typed
+  where exists (select 1 from touching as t where {{ same_row }})
+),
+{%- endif %}
 {%- endif %}
 candidates as (
   select * from typed
   {%- if state is not none and not narrow %}
   where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source')) }}
-     or {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from touching)
+     or exists (select 1 from touching as t where {{ same_row }})
   {%- if entity.dedupe %}
      or exists (
-       select 1 from touching as b
+       select 1 from touched_keys as b
        where {% for k in key %}b.{{ q(k) }} = typed.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
      )
   {%- endif %}

@@ -17,8 +17,9 @@ It is written from the documents, not from the macros:
         its key to (`winner_row_id`); `expired` is never reached here (the clock var is pinned
         before every generated timestamp);
       * an incremental build (`incremental_by_key`) judges the bronze deliveries whose identity
-        the ledger does not hold, plus every bronze row of a source row id or key those touch
-        (closed over both, so the winner of every key it reads is the one a full refresh picks);
+        the ledger does not hold (the batch), every delivery of their source rows, and every
+        bronze row of a key any of those carries (so the winner of every key it reads is the one
+        a full refresh picks, even when a source row is re-delivered under another key);
         nothing is inferred from a timestamp, so a late part of a judged load (same `_load_id`,
         older `_ingested_at`) and a retried load are judged like any other delivery, and two
         bronze rows with one identity (a load appended twice) are one delivery to the ledger;
@@ -35,11 +36,13 @@ It is written from the documents, not from the macros:
         and its reject row is resolved); a full refresh, which restates history, is the one build
         that judges it afresh (HELD_THROUGH_FULL_REFRESH below);
       * the entity: every re-judged row (by key, or by source row when the key has a NULL part)
-        is replaced by the kept winners; the reject table: a diverted winner is upserted by
+        is replaced by the kept winners (a row whose key has a NULL part is re-judged only when
+        its own delivery is); the reject table: a diverted winner is upserted by
         `reject_id` (first_seen is the earliest `_ingested_at` among this build's judged
         deliveries of the source row that fail a quarantine rule, and a row already in the table
-        keeps its value; last_evaluated_at is carried over); a reject row whose source row was
-        re-judged and is neither diverted nor held is resolved (nothing else changes in it);
+        keeps its value; last_evaluated_at is carried over); a reject row whose recorded delivery
+        was re-judged, and whose source row is neither diverted nor held, is resolved (nothing
+        else changes in it); the ledger forgets the re-judged deliveries, one by one;
       * replay changes the entity and the reject table, never the ledger.
 
 Bronze cells are text or None, as a loader lands them. The transforms here cover exactly the
@@ -326,17 +329,13 @@ class Warehouse:
             return list(bronze)
         recorded = {(v.sid, v.load, v.ts) for v in e.ledger}
         rows = [d for d in bronze if d.identity() not in recorded]
-        # closed over source rows and keys: a touched source row brings every delivery of it, and
-        # each of those every row of its key, so the winner of every key read is the one a full
-        # refresh picks (a source row keeps its key in generated data, where one step closes it;
-        # a regression re-delivers one under another key)
-        while True:
-            sids = {d.sid for d in rows}
-            keys = {k for k in map(e.key_of, rows) if None not in k}
-            wider = [d for d in bronze if d.sid in sids or e.key_of(d) in keys]
-            if len(wider) == len(rows):
-                return rows
-            rows = wider
+        # a source row brings every delivery of it, and each of those every row of its key, so
+        # the winner of every key read is the one a full refresh picks (a source row keeps its
+        # key in generated data; a regression re-delivers one under another key). A source row
+        # reached only through a key may have deliveries under other keys: those are not read.
+        sids = {d.sid for d in rows}
+        keys = {k for k in (e.key_of(d) for d in bronze if d.sid in sids) if None not in k}
+        return [d for d in bronze if d.sid in sids or e.key_of(d) in keys]
 
     def _build(self, e: Entity, full_refresh: bool):
         everything = e.materialization == "full" or full_refresh or not e.built
@@ -368,10 +367,11 @@ class Warehouse:
                 old = e.rejects.get(j.delivery.sid)
                 e.rejects[j.delivery.sid] = Reject(j, j.fired, old.first_seen if old else first_seen[j.delivery.sid],
                                                    resolved=False, evaluated=old.evaluated if old else False)
-        judged_sids = {j.delivery.sid for j in judged}
+        judged_ids = {j.delivery.identity() for j in judged}
+        passed = {j.delivery.identity() for j, route in zip(judged, routes) if route not in ("quarantine", "held")}
         diverted = {j.delivery.sid for j, route in zip(judged, routes) if route in ("quarantine", "held")}
         for sid, r in e.rejects.items():
-            if not r.resolved and sid in judged_sids and sid not in diverted:
+            if not r.resolved and r.judged.delivery.identity() in passed and sid not in diverted:
                 r.resolved = True
 
         # the entity: every re-judged row (by key, or by source row when a key part is NULL)
@@ -381,16 +381,16 @@ class Warehouse:
         else:
             keys = {j.key for j in judged}
             e.kept = {s: k for s, k in e.kept.items()
-                      if not (k.key in keys if None not in k.key else s in judged_sids)}
+                      if not (k.key in keys if None not in k.key else k.delivery.identity() in judged_ids)}
         for j, route in zip(judged, routes):
             if route == "keep":
                 e.kept[j.delivery.sid] = j
 
-        # the ledger: the re-judged source rows' deliveries forgotten, this build's verdicts recorded
+        # the ledger: the re-judged deliveries forgotten, this build's verdicts recorded
         verdicts = [Verdict(*j.delivery.identity(), "quarantine" if route == "held" else route,
                             judged[won[i]].delivery.sid if route == "deduped" else None)
                     for i, (j, route) in enumerate(zip(judged, routes))]
-        e.ledger = verdicts if everything else [v for v in e.ledger if v.sid not in judged_sids] + verdicts
+        e.ledger = verdicts if everything else [v for v in e.ledger if (v.sid, v.load, v.ts) not in judged_ids] + verdicts
         e.built = True
 
     # `dbt run-operation bloomery.replay --args '{entity: ...}'`

@@ -169,3 +169,65 @@ def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, tmp
     assert result.statuses["customer_conservation"] == "fail"
     found = project.query("select problem from main_dbt_test__audit.customer_conservation")
     assert any(problem in f[0] for f in found), found
+
+
+# Source rows that move between keys. s-m: K6 in l1, then re-delivered under K5 in l2 (older than
+# s-n, which wins K6). s-a: a loser of K1 and the winner of K3; s-b: a loser of K1 and diverted
+# under K4 (SWE is no country code). l2's new winner of K1 (s-y) reaches s-a and s-b through K1
+# only: their deliveries under K3 and K4 are not the batch's to judge.
+MOVES_L1 = [
+    ("K1", "a1@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 01:00:00", "s-a"),
+    ("K1", "x1@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 03:00:00", "s-x"),
+    ("K3", "a3@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 02:00:00", "s-a"),
+    ("K1", "b1@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 00:30:00", "s-b"),
+    ("K4", "b4@example.com", "SWE", "2021-01-01", None, "l1", "2024-01-01 02:00:00", "s-b"),
+    ("K6", "m6@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 01:00:00", "s-m"),
+    ("K6", "n6@example.com", "de", "2021-01-01", None, "l1", "2024-01-01 04:00:00", "s-n"),
+]
+MOVES_L2 = [
+    ("K1", "y1@example.com", "de", "2021-01-01", None, "l2", "2024-01-02 00:00:00", "s-y"),
+    ("K5", "m5@example.com", "de", "2021-01-01", None, "l2", "2024-01-01 02:30:00", "s-m"),
+]
+
+
+def moves_project(engine, tmp_path, request):
+    if engine == "spark":
+        from .spark import SparkProject
+        project = SparkProject(tmp_path)
+    else:
+        project = engine_project(engine, tmp_path, request)
+    project.materialize("incremental_by_key")
+    project.write_bronze("shop__orders", ORDER_COLUMNS, [])
+    project.write_bronze("shop__order_items", shop.ORDER_ITEMS["columns"], [])
+    return project
+
+
+@pytest.mark.parametrize("engine", ENGINES + [pytest.param("spark", marks=pytest.mark.spark)])
+def test_a_source_row_that_moves_keys_lands_where_a_full_refresh_puts_it(engine, tmp_path, request):
+    """An incremental batch reads every row of each key its source rows carry, and re-judges a
+    source row it reaches through a key delivery by delivery: the winner of every key is the one a
+    full build picks, and nothing the batch did not judge is deleted or resolved."""
+    project = moves_project(engine, tmp_path / "seq", request)
+    project.write_bronze("crm__customers", CUSTOMER_COLUMNS, MOVES_L1)
+    assert project.compile() == 0
+    project.dbt("build")
+    project.write_bronze("crm__customers", CUSTOMER_COLUMNS, MOVES_L2, append=True)
+    result = project.dbt("build")
+    assert result.statuses["customer_conservation"] == "pass"
+    assert result.statuses["customer_ingestion_metadata"] == "pass"
+
+    entity = "select customer_id, _source_row_id from main.customer order by 1"
+    rejects = "select _source_row_id, resolved_at is null from main.customer__reject order by 1"
+    ledger = ("select _source_row_id, _load_id, _ingested_at, route, winner_row_id from main.customer__ledger "
+              "order by 1, 2, 3")
+    expected_entity = [("K1", "s-y"), ("K3", "s-a"), ("K5", "s-m"), ("K6", "s-n")]
+    assert project.query(entity) == expected_entity
+    assert project.query(rejects) == [("s-b", True)]
+
+    once = moves_project(engine, tmp_path / "once", request)
+    once.write_bronze("crm__customers", CUSTOMER_COLUMNS, MOVES_L1 + MOVES_L2)
+    assert once.compile() == 0
+    once.dbt("build")
+    assert once.query(entity) == expected_entity
+    assert once.query(rejects) == project.query(rejects)
+    assert once.query(ledger) == project.query(ledger)
