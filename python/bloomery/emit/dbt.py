@@ -51,7 +51,7 @@ def render(project: ProjectIR) -> dict[str, str]:
     if judged or project.reconcile:
         files["mart_data_quality.sql"] = _mart_sql(judged, project.reconcile)
         files["quality_quarantine_rate.sql"] = (
-            SQL_HEADER + _config(materialized="view", tags=["bloomery"])
+            SQL_HEADER + _config(materialized="view", tags=_mart_tags(judged, project.reconcile))
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
         files["mart_data_quality.yml"] = _mart_yaml()
     return files
@@ -194,8 +194,24 @@ def _config(**kwargs) -> str:
     return "{{ config(" + args + ") }}\n"
 
 
+def _ir(entity: dict) -> dict:
+    """The entity as the macros read it: without `docs` (descriptions, meta, tags and the user's
+    tests, which only the generated YAML carries, so a documentation edit changes no model)."""
+    return {k: v for k, v in entity.items() if k != "docs"}
+
+
 def _entity_literal(entity: dict) -> str:
-    return "{%- set entity = " + literal(entity) + " -%}\n"
+    return "{%- set entity = " + literal(_ir(entity)) + " -%}\n"
+
+
+def entity_tag(name: str) -> str:
+    """The tag every node of one entity carries (its models, snapshot and tests, and the quality
+    mart): `dbt build -s tag:bloomery_<entity>` rebuilds exactly that entity and the mart."""
+    return f"bloomery_{name}"
+
+
+def _tags(*entities: str) -> list[str]:
+    return ["bloomery", *(entity_tag(e) for e in sorted(set(entities)))]
 
 
 def _grants(entity: dict):
@@ -215,7 +231,7 @@ def _staged_sql(entity: dict) -> str:
         f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
         for p, cut in parents) + "}"
     return (SQL_HEADER + _entity_literal(entity)
-            + _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
+            + _config(materialized="table", grants=_grants(entity), tags=_tags(entity["entity"]))
             + "{{ bloomery.quality_split(entity, " + sources + ", " + parents_lit + ") }}\n")
 
 
@@ -223,7 +239,7 @@ def _entity_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
     if entity["scd"] == "type2":
         # History is the snapshot's: this view is what it versions, this run's kept rows.
-        config = _config(materialized="view", tags=["bloomery"])
+        config = _config(materialized="view", tags=_tags(entity["entity"]))
     elif entity["metadata"] and entity.get("materialization", "incremental_by_key") != "full":
         # incremental_by_key / incremental_by_partition: the batch's touched keys are deleted and
         # its kept rows appended (an IR without the key is judged incrementally by quality_split too)
@@ -231,10 +247,10 @@ def _entity_sql(entity: dict) -> str:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook], grants=_grants(entity), tags=["bloomery"])
+                         pre_hook=[hook], grants=_grants(entity), tags=_tags(entity["entity"]))
     else:
         # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
-        config = _config(materialized="table", grants=_grants(entity), tags=["bloomery"])
+        config = _config(materialized="table", grants=_grants(entity), tags=_tags(entity["entity"]))
     deps = ""
     if entity["quarantine"]:
         # the reject table first: a run stopped between the two leaves diverted rows recorded
@@ -259,7 +275,7 @@ def _ledger_sql(entity: dict) -> str:
     everything = ", true" if entity.get("materialization") == "full" else ""
     forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + ") }}"
     config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
-                     full_refresh=False, pre_hook=[forget], tags=["bloomery"])
+                     full_refresh=False, pre_hook=[forget], tags=_tags(name))
     return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
 
 
@@ -282,7 +298,7 @@ def _reject_sql(entity: dict) -> str:
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail", post_hook=hooks,
-                      grants=_grants(entity), tags=["bloomery"], meta={"bloomery": entity})
+                      grants=_grants(entity), tags=_tags(entity["entity"]), meta={"bloomery": _ir(entity)})
             + "{{ bloomery.reject_rows(entity, ref(" + staged + "), " + _sources(entity) + ") }}\n")
 
 
@@ -293,7 +309,7 @@ def _reconcile_sql(check: dict, entities: dict) -> str:
         sides[side] = dict(check[side], member=entity.get("unknown_member"))
     check = dict(check, **sides)
     return (SQL_HEADER + "{%- set check = " + literal(check) + " -%}\n"
-            + _config(materialized="table", tags=["bloomery"])
+            + _config(materialized="table", tags=_tags(check["left"]["entity"], check["right"]["entity"]))
             + "{{ bloomery.reconcile(check, ref(" + literal(check["left"]["entity"]) + "), ref("
             + literal(check["right"]["entity"]) + ")) }}\n")
 
@@ -305,10 +321,16 @@ def _reconcile_yaml(checks: list[dict]) -> str:
         models.append({
             "name": f"{c['name']}__reconcile",
             "description": f"Reconcile `{c['name']}`: left and right per key, within {c['tolerance']}.",
-            "data_tests": [_test("bloomery.bloomery_reconcile", f"{c['name']}_reconcile",
-                                 f"Keys whose sides differ by more than {c['tolerance']} ({c['on_fail']}).", severity)],
+            "data_tests": _tagged([_test("bloomery.bloomery_reconcile", f"{c['name']}_reconcile",
+                                         f"Keys whose sides differ by more than {c['tolerance']} ({c['on_fail']}).",
+                                         severity)], _tags(c["left"]["entity"], c["right"]["entity"])),
         })
     return YAML_HEADER + yaml.safe_dump({"version": 2, "models": models}, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _mart_tags(entities: list[dict], reconcile) -> list[str]:
+    """The mart counts every judged entity (and reconcile check): each entity's selector takes it."""
+    return _tags(*(e["entity"] for e in entities), *(c[s]["entity"] for c in reconcile for s in ("left", "right")))
 
 
 def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
@@ -333,7 +355,8 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
     # full_refresh=False: the mart is the history of runs, which a `--full-refresh` of the
     # entities must not erase (as the reject table's account must not be)
     return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
-                                 unique_key="run_id", on_schema_change="fail", full_refresh=False, tags=["bloomery"])
+                                 unique_key="run_id", on_schema_change="fail", full_refresh=False,
+                                 tags=_mart_tags(entities, reconcile))
             + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
             + ",\n    ".join(checks) + "\n]) }}\n")
 
@@ -389,8 +412,17 @@ def _entity_yaml(entity: dict) -> str:
     name = entity["entity"]
     rules = entity["rules"]
     rule_list = ", ".join(f"{r['name']} ({r['disposition']})" for r in rules) or "none"
-    columns = [{"name": c["name"], "description": f"{c['type']['name']}{' (key)' if c['key'] else ''}"}
-               for c in entity["columns"]]
+    docs = entity.get("docs") or {"description": None, "meta": {}, "tags": [], "tests": [], "columns": {}}
+    columns = []
+    for c in entity["columns"]:
+        typed = f"{c['type']['name']}{' (key)' if c['key'] else ''}"
+        own = docs["columns"].get(c["name"]) or {}
+        column = {"name": c["name"], "description": _prose(f"{own['description']} [{typed}]" if own.get("description")
+                                                           else typed)}
+        config = _user_config(own)
+        if config:
+            column["config"] = config
+        columns.append(column)
     quality_columns = [
         {"name": "_quality_flags", "description": "Rules this row fired (flag and fail), sorted; empty when clean."},
         {"name": "_quality_ok", "description": "True when `_quality_flags` is empty."},
@@ -402,12 +434,26 @@ def _entity_yaml(entity: dict) -> str:
                                                            "several mappings)."})
     staged_tests, entity_tests, ledger_tests = _audits(entity)
     _attach_asserts(entity, columns, taken={next(iter(t.values()))["name"] for t in staged_tests + entity_tests + ledger_tests})
+    # the user's own tests: model-level ones on the entity, field ones on their column
+    entity_tests += [_user_test(u) for u in docs["tests"]]
+    for column in columns:
+        own = docs["columns"].get(column["name"]) or {}
+        if own.get("tests"):
+            column.setdefault("data_tests", []).extend(_user_test(u) for u in own["tests"])
+    # every node of the entity carries its tag (and the user's): tests included, whose tags dbt
+    # takes from their own config and their column, never from the model's
+    tags = _tags(name) + [t for t in docs["tags"] if t not in _tags(name)]
+    for tests in (staged_tests, entity_tests, ledger_tests, *(c.get("data_tests", []) for c in columns)):
+        _tagged(tests, tags)
+    entity_text = f"{entity['grain']}. Rows kept by the quality split."
+    if docs["description"]:
+        entity_text = f"{docs['description']}\n\n{entity_text}"
     models = [
         {"name": f"{name}__staged",
          "description": f"Every candidate row of `{name}` in this run, transformed, deduplicated and judged once "
                         f"(route: keep, quarantine or deduped). Rules: {rule_list}.",
          **({"data_tests": staged_tests} if staged_tests else {})},
-        {"name": name, "description": f"{_prose(entity['grain'])}. Rows kept by the quality split.",
+        {"name": name, "description": _prose(entity_text),
          **({"data_tests": entity_tests} if entity_tests else {}),
          "columns": columns + metadata + quality_columns},
     ]
@@ -422,7 +468,8 @@ def _entity_yaml(entity: dict) -> str:
             "relation": f"ref('{name}__kept')",
             "config": {"unique_key": _quoted_name(entity["key"][0]), "strategy": "check",
                        "check_cols": [_quoted_name(c["name"]) for c in entity["columns"]] + ["_quality_flags"],
-                       "tags": ["bloomery"], **({"grants": _grants(entity)} if entity.get("grants") else {})},
+                       "tags": tags, **({"meta": _data(docs["meta"])} if docs["meta"] else {}),
+                       **({"grants": _grants(entity)} if entity.get("grants") else {})},
             **({"data_tests": kept_model["data_tests"]} if kept_model.get("data_tests") else {}),
             "columns": kept_model["columns"],
         })
@@ -441,8 +488,71 @@ def _entity_yaml(entity: dict) -> str:
             "data_tests": ledger_tests,
             "columns": [{"name": c, "description": d} for c, d in _LEDGER_COLUMNS],
         })
+    config = _user_config(docs)   # the user's meta and tags on every model of the entity
+    if config:
+        for model in models:
+            model["config"] = config
     doc = {"version": 2, "models": models, **({"snapshots": snapshots} if snapshots else {})}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _user_config(docs: dict) -> dict:
+    """A node's `config:` for the user's `meta` (with `owner`) and `tags`."""
+    config = {}
+    if docs.get("meta"):
+        config["meta"] = _data(docs["meta"])
+    if docs.get("tags"):
+        config["tags"] = list(docs["tags"])   # the schema's tag grammar: no tag can open Jinja
+    return config
+
+
+def _user_test(spec: dict) -> dict:
+    """One of the user's tests (compiler._dbt_test) in dbt's YAML: every string in it is data
+    (jinja_literal via _data), so dbt's rendering of test arguments and config runs none of it."""
+    body = {}
+    if spec.get("name"):
+        body["name"] = spec["name"]
+    if spec.get("description"):
+        body["description"] = _prose(spec["description"])
+    config = dict(spec["config"])
+    if isinstance(config.get("tags"), str):
+        config["tags"] = [config["tags"]]
+    # dbt renders a test's config values natively one level deep (generic_test_builders
+    # _render_values) and keeps what is nested (a `meta:` map) as written
+    body["config"] = {k: _data(v) if isinstance(v, str) else v for k, v in config.items()}
+    if spec["arguments"]:
+        body["arguments"] = _data(spec["arguments"])
+    return {spec["test"]: body}
+
+
+def _tagged(tests: list[dict], tags: list[str]) -> list[dict]:
+    """Give each test (`{test: body}`) the tags, after any it has."""
+    for test in tests:
+        body = next(iter(test.values()))
+        config = body.setdefault("config", {})
+        own = config.get("tags") or []
+        config["tags"] = list(own) + [t for t in tags if t not in own]
+    return tests
+
+
+# dbt renders a generic test's string arguments and config natively, and first wraps one that
+# looks like `env_var(...)`, `var(...)`, `ref(...)`, `source(...)` or `doc(...)` in braces
+# (dbt/clients/jinja.py add_rendered_test_kwargs): such a string is code to dbt, so it goes in as
+# a Jinja string literal too.
+_LOOKS_LIKE_CALL = re.compile(r"^\s*(env_var|ref|var|source|doc)\s*\(.+\)\s*$", re.S)
+
+
+def _data(value):
+    """A spec value (meta, a user test's arguments or config) for YAML dbt renders as Jinja: every
+    string that dbt would run (a tag opener, or a bare call dbt wraps) becomes one Jinja string
+    literal, which renders back to exactly the text. Other values pass as they are."""
+    if isinstance(value, dict):
+        return {k: _data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_data(v) for v in value]
+    if isinstance(value, str) and (any(o in value for o in ("{{", "{%", "{#")) or _LOOKS_LIKE_CALL.match(value)):
+        return "{{ " + literal(value) + " }}"
+    return value
 
 
 def _quoted_name(name: str) -> str:

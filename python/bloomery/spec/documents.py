@@ -374,6 +374,8 @@ def _explain(error, path):
             hint = f'quote it: "{instance}"'
         elif isinstance(instance, (bool, int)) and "string" in str(schema.get("type")):
             hint = f'quote it if you mean text: "{str(instance).lower()}"'
+        else:
+            hint = _grammar_hint(schema)
         return (f"`{where}` must be {_describe_type(schema.get('type'))}, got {_describe_value(instance)}",
                 hint, path)
     if validator in ("minItems", "minProperties"):
