@@ -30,7 +30,7 @@ class DbtSession:
             from dbt.cli.main import dbtRunner  # noqa: F401
         except ImportError:
             raise DbtQueryError("bloomery report reads the warehouse through dbt, which is not installed here",
-                                ["install dbt-core and your adapter, e.g. pip install 'dbt-bloomery[dbt]'"]) from None
+                                ["install dbt-core and your adapter with your engine's extra, e.g. pip install 'dbt-bloomery[duckdb]' (or [postgres], [spark])"]) from None
         self.project_dir = Path(project_dir)
         self._tmp = None
         if target_path is None:
