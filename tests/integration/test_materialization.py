@@ -164,7 +164,9 @@ def test_an_incremental_child_keeps_the_unknown_member_until_it_is_rebuilt(proje
     assert json.loads(capsys.readouterr().out)["commands"] == []
 
     # the rebuild plan prescribes for a child it names (its own nodes, full refresh) re-judges it
-    project.dbt("build", "--full-refresh", "--select", "payment_inc__staged", "payment_inc", "payment_inc__reject")
+    result = project.dbt("build", "--full-refresh", "--select", "payment_inc__staged", "payment_inc", "payment_inc__reject",
+                         "payment_inc__ledger")
+    assert result.statuses["payment_inc_conservation"] == "pass"
     assert account_of(project, "payment_inc") == {"P1": "A1", "P2": "A2", "P3": "__unknown__"}
     result = project.dbt("build")
     assert result.statuses["payment_inc_conservation"] == "pass"
@@ -192,7 +194,7 @@ def test_plan_rebuilds_an_incremental_child_when_its_parent_s_rejects_are_replay
     assert "payment_inc" in plan["backfill_scope"]["entities"]
     assert "'__unknown__' rewrite" in plan["backfill_scope"]["limits"]["payment_inc"]
     rebuild = [c for c in plan["commands"] if "--full-refresh" in c and "payment_inc__staged " in c + " "]
-    assert rebuild and "payment_inc payment_inc__reject" in rebuild[-1], plan["commands"]
+    assert rebuild and "payment_inc payment_inc__reject payment_inc__ledger" in rebuild[-1], plan["commands"]
 
     assert project.compile() == 0
     for command in plan["commands"]:

@@ -542,8 +542,8 @@ def test_child_of_a_replayed_parent_through_unknown_member_is_backfilled_with_it
         "dbt build --full-refresh --select order__staged+ --exclude mart_data_quality",
         "dbt run-operation bloomery.replay --args '{entity: order}'",
         # the children's own nodes only: what is downstream of them may have been replayed already
-        "dbt build --full-refresh --select order_item__staged order_item order_item__reject "
-        "shipment__staged shipment shipment__reject",
+        "dbt build --full-refresh --select order_item__staged order_item order_item__reject order_item__ledger "
+        "shipment__staged shipment shipment__reject shipment__ledger",
         "dbt build",
     ]
 
@@ -565,9 +565,9 @@ def test_child_both_replayed_and_limited_is_rebuilt_before_its_replay(pair):
         "dbt build --full-refresh --select customer__staged+ --exclude mart_data_quality",
         "dbt run-operation bloomery.replay --args '{entity: customer}'",
         "dbt run-operation bloomery.replay --args '{entity: order}'",
-        "dbt build --full-refresh --select shipment__staged shipment shipment__reject",
+        "dbt build --full-refresh --select shipment__staged shipment shipment__reject shipment__ledger",
         "dbt run-operation bloomery.replay --args '{entity: shipment}'",
-        "dbt build --full-refresh --select order_item__staged order_item order_item__reject",
+        "dbt build --full-refresh --select order_item__staged order_item order_item__reject order_item__ledger",
         "dbt build",
     ]
 

@@ -29,9 +29,11 @@ def replay_command(entity: str) -> str:
 
 
 def _own_nodes(entity: str, ir: dict) -> list[str]:
-    # a type 2 entity is a snapshot of its `__kept` view
+    # a type 2 entity is a snapshot of its `__kept` view; the ledger records the rebuild's verdicts
+    # (a full refresh judges every delivery afresh), and selecting it runs the conservation audit
     kept = [f"{entity}__kept", entity] if ir["scd"] == "type2" else [entity]
-    return [f"{entity}__staged"] + kept + ([f"{entity}__reject"] if ir["quarantine"] else [])
+    return ([f"{entity}__staged"] + kept + ([f"{entity}__reject"] if ir["quarantine"] else [])
+            + ([f"{entity}__ledger"] if ir["metadata"] else []))
 
 
 def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[str]]) -> list[str]:
