@@ -50,8 +50,11 @@ class Shell:
 
     def __init__(self, cwd: Path, tmp: Path):
         self.cwd = cwd
+        # the user's own settings stay (pip's index, certificates, proxy); what would point dbt, the
+        # suite's projects or Python at the checkout's environment goes
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("DBT_", "BLOOMERY_", "PYTHON", "PIP_", "VIRTUAL_ENV", "CONDA"))}
+               if not k.startswith(("DBT_", "BLOOMERY_", "VIRTUAL_ENV", "CONDA_"))
+               and k not in ("PYTHONPATH", "PYTHONHOME")}
         # `python3` is the interpreter running this test (3.11+), not whatever PATH finds first;
         # the checkout's own .venv is not on PATH: only what the page installs is.
         shim = tmp / "shim"
