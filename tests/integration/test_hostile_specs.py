@@ -207,6 +207,35 @@ def _set_json_path(tree, p):
     _fields(tree)["note"]["transform"] = [{"json_path": "$.a" + p}]
 
 
+def _model_field(tree, name="pay_id"):
+    return _payment(tree)["fields"][name]
+
+
+def _set_entity_description(tree, p):
+    _payment(tree)["description"] = p
+
+
+def _set_field_description(tree, p):
+    _model_field(tree)["description"] = p
+
+
+def _set_meta_value(tree, p):
+    _payment(tree)["meta"] = {"team": p, "nested": {"note": [p]}}
+
+
+def _set_owner(tree, p):
+    _model_field(tree, "label")["owner"] = p
+
+
+def _set_tag(tree, p):
+    _payment(tree)["tags"] = ["finance" + p]
+
+
+def _set_user_test(tree, p):
+    # a user's own test on a field, with the payload as its description and in its config's meta
+    _model_field(tree)["data_tests"] = [{"not_null": {"description": p, "config": {"meta": {"why": p}}}}]
+
+
 # position -> (edit, what each payload does there)
 POSITIONS = {
     "grain": (_set_grain, ALL_BUILT),
@@ -232,6 +261,15 @@ POSITIONS = {
     "retention": (_set_retention, ALL_REFUSED),
     "redact path": (_set_redact, ALL_REFUSED),
     "json_path path": (_set_json_path, ALL_REFUSED),
+    # dbt metadata passed through to the generated YAML (issue 23): dbt renders descriptions and
+    # test configs as Jinja, so every string arrives as a Jinja string literal
+    "entity description": (_set_entity_description, ALL_BUILT),
+    "field description": (_set_field_description, ALL_BUILT),
+    "meta value": (_set_meta_value, ALL_BUILT),
+    "owner": (_set_owner, ALL_BUILT),
+    "user test": (_set_user_test, ALL_BUILT),
+    # a tag is something a selector names: plain names only
+    "tag": (_set_tag, ALL_REFUSED),
 }
 
 
