@@ -218,6 +218,13 @@ class _Compiler:
                     self.error(E.SpecParseError, model, base + ("grants", "select", i),
                                f"grant role {role!r} is not a plain SQL identifier (dbt writes grantees unquoted)",
                                "use the role's plain name: a letter or underscore, then letters, digits, _ or $")
+            rates = entity.get("quarantine") or {}
+            if "warn_above" in rates and "error_above" in rates \
+                    and _basis_points(rates["error_above"]) < _basis_points(rates["warn_above"]):
+                self.error(E.SpecParseError, model, base + ("quarantine", "error_above"),
+                           f"quarantine error_above {rates['error_above']} is below warn_above {rates['warn_above']}: "
+                           "the warning could never be reported",
+                           "make error_above at least warn_above (equal is allowed), or drop warn_above")
             for i, rule in enumerate(entity.get("quality", [])):
                 if rule.get("rule") == "expression" and rule.get("name") in RESERVED:
                     self.error(E.SpecParseError, model, base + ("quality", i, "name"),
@@ -657,7 +664,13 @@ class _Compiler:
                       if dedupe else None,
             "quarantine": {"retention": quarantine["retention"],
                            "retention_hours": _hours(quarantine["retention"]),
-                           "redact": sorted({_top(p) for p in quarantine.get("redact", [])})}
+                           "redact": sorted({_top(p) for p in quarantine.get("redact", [])}),
+                           # the quarantine-rate test's thresholds, in basis points (computed here:
+                           # never spec text in SQL); warn by default on any quarantined row, fail
+                           # only when the spec says so
+                           "warn_above_bp": _basis_points(quarantine.get("warn_above", "0%")),
+                           "error_above_bp": _basis_points(quarantine["error_above"])
+                                             if "error_above" in quarantine else None}
                           if quarantine else None,
             "rules": rules,
             "grants": entity.get("grants"),
@@ -1270,6 +1283,11 @@ def _bucket(expr: str) -> str | None:
 
 def _hours(retention: str) -> int:
     return int(retention[:-1]) * RETENTION_HOURS[retention[-1]]
+
+
+def _basis_points(percent: str) -> int:
+    """A quarantine threshold (`^(100|[1-9]?[0-9](\\.[0-9]{1,2})?)%$`) in basis points: "0.5%" is 50."""
+    return int(Decimal(percent[:-1]) * 100)
 
 
 def _duration(text: str) -> dict:

@@ -304,6 +304,16 @@ def test_retention_changed_is_additive(pair):
     assert not p.backfill_scope.restates_history and p.commands == ["dbt build"]
 
 
+def test_quarantine_rate_thresholds_changed_are_additive(pair):
+    """They change what dbt reports about the run (the `<entity>_quarantine_rate` test), never a row."""
+    p = rule_case(pair, MODEL, "quarantine: {retention: 48h}", "quarantine: {retention: 48h, warn_above: 0.5%, error_above: 10%}")
+    assert classes(p) == {"quarantine:shipment": [A, A]}
+    assert sorted(c.detail for c in p.changes) == [
+        "error_above changed: none -> 10% (the `shipment_quarantine_rate` test)",
+        "warn_above changed: 0% -> 0.5% (the `shipment_quarantine_rate` test)"]
+    assert not p.backfill_scope.restates_history and p.commands == ["dbt build"]
+
+
 def test_quarantine_added_and_removed(pair):
     # shipment leaves the quality system: its referential rule, its implicit coercible rules
     # and its quarantine block go (a quarantine rule cannot outlive the block)

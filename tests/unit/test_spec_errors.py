@@ -65,6 +65,7 @@ def jinja(base, edits, file, needle, path):
     return Case(E.SpecParseError, edits, file, needle, path, base, says="which dbt would run as Jinja")
 
 
+ORDER_Q = "{retention: 90d}\n    quality:\n      - {rule: referential"
 DEDUPE_CUSTOMER = "{keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n    quarantine:\n      retention"
 
 
@@ -165,6 +166,17 @@ CASES: dict[str, Case] = {
                                    FE, "Order Totals", "reconcile[0].name"),
     "retention grammar": shop(E.SpecParseError, [edit(SE, "retention: 30d", "retention: 30y")],
                               SE, "30y", "entities.customer.quarantine.retention"),
+    # quarantine-rate thresholds (extension): a percent with its sign, 0 to 100, two decimals at most
+    "warn_above grammar": Case(E.SpecParseError, [edit(SE, "retention: 30d\n", "retention: 30d\n      warn_above: 150%\n")],
+                               SE, "150%", "entities.customer.quarantine.warn_above", hint="`1%`"),
+    "warn_above with three decimals": Case(E.SpecParseError, [edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, warn_above: 0.125%"))],
+                                           SE, "0.125%", "entities.order.quarantine.warn_above"),
+    "error_above as a bare number": Case(E.SpecParseError, [edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, error_above: 0.1"))],
+                                         SE, "0.1}", "entities.order.quarantine.error_above", hint='"1%"'),
+    "error_above below warn_above": Case(E.SpecParseError,
+                                         [edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, warn_above: 5%, error_above: 2.5%"))],
+                                         SE, "2.5%", "entities.order.quarantine.error_above",
+                                         says="below warn_above", hint="at least warn_above"),
     "freshness grammar": shop(E.SpecParseError, [edit(SO, "warn_after: 6h", "warn_after: 6 hours")],
                               SO, "6 hours", "freshness.warn_after"),
     # error_after below warn_after would make the warning unreachable; equal is accepted (test below)
@@ -598,6 +610,20 @@ def test_freshness_error_after_equal_to_warn_after_is_accepted(tmp_path):
     tree = Tree.copy("shop", tmp_path)
     tree.edit(SO, "warn_after: 6h, error_after: 24h", "warn_after: 1440m, error_after: 1d")
     assert tree.errors() == []
+
+
+def test_quarantine_thresholds_are_accepted_and_computed(tmp_path):
+    """Equal thresholds are accepted (from pass straight to error); the IR carries basis points."""
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, warn_above: 0.5%, error_above: 0.50%"))
+    tree.edit(SE, "retention: 30d\n", "retention: 30d\n      error_above: 100%\n")
+    entities = tree.check().entities
+    assert {k: entities["order"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
+        {"warn_above_bp": 50, "error_above_bp": 50}
+    assert {k: entities["customer"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
+        {"warn_above_bp": 0, "error_above_bp": 10000}
+    assert {k: entities["order_item"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
+        {"warn_above_bp": 0, "error_above_bp": None}
 
 
 def test_no_entity_model(tmp_path):

@@ -344,6 +344,11 @@ class _Differ:
             return
         if a["retention"] != b["retention"]:
             self.add(subject, ChangeClass.ADDITIVE, f"retention changed: {a['retention']} -> {b['retention']}", name)
+        for key, what in (("warn_above_bp", "warn_above"), ("error_above_bp", "error_above")):
+            # the quarantine-rate test's thresholds: what dbt reports, never what a row does
+            if a.get(key) != b.get(key):
+                self.add(subject, ChangeClass.ADDITIVE, f"{what} changed: {_percent(a.get(key))} -> "
+                         f"{_percent(b.get(key))} (the `{name}_quarantine_rate` test)", name)
         widened = set(b["redact"]) - set(a["redact"])
         narrowed = set(a["redact"]) - set(b["redact"])
         if widened:
@@ -693,6 +698,14 @@ def _spec_type(t: dict) -> SpecType:
 
 def _type(t: dict) -> str:
     return str(_spec_type(t))
+
+
+def _percent(bp) -> str:
+    """A threshold in basis points as the spec writes it (none: not declared)."""
+    if bp is None:
+        return "none"
+    whole, part = divmod(bp, 100)
+    return f"{whole}%" if not part else f"{whole}.{part:02d}".rstrip("0") + "%"
 
 
 def _names(items) -> str:

@@ -370,7 +370,11 @@ def _explain(error, path):
                 _grammar_hint(schema), path)
     if validator == "type":
         hint = None
-        if isinstance(instance, Decimal) and instance.is_finite():
+        if str(schema.get("pattern", "")).endswith("%$") and isinstance(instance, (int, Decimal)) \
+                and not isinstance(instance, bool):
+            # a share of rows: a bare number could be a fraction or a percent, so the sign is asked for
+            hint = 'write a percent with its sign, e.g. "1%" or "0.5%" (0.01 could mean 1% or 0.01%)'
+        elif isinstance(instance, Decimal) and instance.is_finite():
             hint = f'quote it: "{instance}"'
         elif isinstance(instance, (bool, int)) and "string" in str(schema.get("type")):
             hint = f'quote it if you mean text: "{str(instance).lower()}"'
