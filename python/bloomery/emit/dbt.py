@@ -53,7 +53,7 @@ def render(project: ProjectIR) -> dict[str, str]:
         files["quality_quarantine_rate.sql"] = (
             SQL_HEADER + _config(materialized="view", tags=_mart_tags(judged, project.reconcile))
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
-        files["mart_data_quality.yml"] = _mart_yaml()
+        files["mart_data_quality.yml"] = _mart_yaml(judged)
     return files
 
 
@@ -361,7 +361,7 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
             + ",\n    ".join(checks) + "\n]) }}\n")
 
 
-def _mart_yaml() -> str:
+def _mart_yaml(entities: list[dict] = ()) -> str:
     columns = [
         ("entity", "Entity judged."), ("mapping", "Mapping that fed it (`<source>-><entity>`)."),
         ("rule", "Rule name, or `(entity)` on the accounting row."),
@@ -374,15 +374,46 @@ def _mart_yaml() -> str:
         ("run_day", "run_date bucket."), ("run_week", "Monday of the run's week."), ("run_month", "First day of the month."),
         ("run_quarter", "First day of the quarter."), ("run_year", "First day of the year."),
     ]
+    rate_tests = [_quarantine_rate_test(e) for e in entities if e["quarantine"]]
     doc = {"version": 2, "models": [
         {"name": "mart_data_quality",
          "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
                         "up across entities and rules within a run; compare runs, do not sum them.",
          "columns": [{"name": c, "description": d} for c, d in columns]},
         {"name": "quality_quarantine_rate",
-         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts."},
+         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts.",
+         **({"data_tests": rate_tests} if rate_tests else {})},
     ]}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _quarantine_rate_test(entity: dict) -> dict:
+    """`<entity>_quarantine_rate`: the share of the entity's rows held in quarantine, in dbt's own
+    output. Attached to `quality_quarantine_rate` (built last, nothing of the package reads it), so
+    an ERROR skips nothing the build publishes. `failures` is the rate in basis points (0 within
+    warn_above); warn_if / error_if are the spec's thresholds as the compiler computed them."""
+    name, q = entity["entity"], entity["quarantine"]
+    warn, error = q.get("warn_above_bp", 0), q.get("error_above_bp")
+    config = {"severity": "warn" if error is None else "error", "warn_if": f">{int(warn)}"}
+    if error is not None:
+        config["error_if"] = f">{int(error)}"
+    limits = f"warn above {_pct(warn)}" + (f", error above {_pct(error)}" if error is not None else ", never an error")
+    test = _test("bloomery.bloomery_quarantine_rate", f"{name}_quarantine_rate",
+                 f"Quarantined share of `{name}`'s rows ({limits}); failures = the rate in basis points "
+                 "(hundredths of a percent, rounded up), 0 within warn_above.", config["severity"],
+                 relations={"kept": _ref(name), "reject": _ref(f"{name}__reject")},
+                 entity=name, warn_above_bp=int(warn), error_above_bp=None if error is None else int(error),
+                 scd=entity["scd"], unknown_member=entity.get("unknown_member"))
+    body = next(iter(test.values()))
+    body["config"] = config   # one row of counts: nothing to store, unlike a blocking audit's rows
+    # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
+    own = (entity.get("docs") or {}).get("tags") or []
+    return _tagged([test], _tags(name) + [t for t in own if t not in _tags(name)])[0]
+
+
+def _pct(bp: int) -> str:
+    whole, part = divmod(int(bp), 100)
+    return f"{whole}%" if not part else f"{whole}.{part:02d}".rstrip("0") + "%"
 
 
 def _sources_yaml(project: ProjectIR) -> str:
