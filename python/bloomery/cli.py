@@ -19,22 +19,7 @@ from pathlib import Path
 
 from . import __version__
 from .compiler import check_project
-from .errors import BloomeryError, BloomeryErrors
-
-
-def _errors_of(exc: BloomeryError) -> list[BloomeryError]:
-    return exc.collected if isinstance(exc, BloomeryErrors) else [exc]
-
-
-def _report_errors(exc: BloomeryError, fmt: str) -> int:
-    errors = sorted(_errors_of(exc), key=BloomeryError.sort_key)
-    if fmt == "json":
-        print(json.dumps([e.as_dict() for e in errors], indent=2))
-    else:
-        for e in errors:
-            print(str(e), file=sys.stderr)
-        print(f"{len(errors)} error(s); nothing was written.", file=sys.stderr)
-    return 1
+from .errors import BloomeryError, errors_of as _errors_of, print_errors as _report_errors
 
 
 def cmd_check(args) -> int:

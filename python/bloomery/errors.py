@@ -173,3 +173,23 @@ class ErrorSink:
     def raise_if_any(self) -> None:
         if self.errors:
             raise BloomeryErrors(self.errors)
+
+
+def errors_of(exc: BloomeryError) -> list[BloomeryError]:
+    """The single errors an exception stands for."""
+    return exc.collected if isinstance(exc, BloomeryErrors) else [exc]
+
+
+def print_errors(exc: BloomeryError, fmt: str) -> int:
+    """Every error of `exc`, sorted by location, as text on stderr or JSON on stdout; the exit code
+    of a refused spec (1). The one way a command says its errors."""
+    import json
+    import sys
+    errors = sorted(errors_of(exc), key=BloomeryError.sort_key)
+    if fmt == "json":
+        print(json.dumps([e.as_dict() for e in errors], indent=2))
+    else:
+        for e in errors:
+            print(str(e), file=sys.stderr)
+        print(f"{len(errors)} error(s); nothing was written.", file=sys.stderr)
+    return 1

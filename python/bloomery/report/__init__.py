@@ -36,7 +36,7 @@ def _progress(message: str) -> None:
 
 
 def run(args) -> int:
-    from ..errors import BloomeryError
+    from ..errors import BloomeryError, print_errors
     from .collect import Options, collect, specs_redaction
     from .dbt_source import DbtQueryError, DbtSession
     from .render import render_html
@@ -46,8 +46,7 @@ def run(args) -> int:
         try:
             options.redact = specs_redaction(Path(args.specs))
         except BloomeryError as exc:
-            from ..cli import _report_errors
-            return _report_errors(exc, "text")
+            return print_errors(exc, "text")
     try:
         with DbtSession(Path(args.project_dir), Path(args.profiles_dir) if args.profiles_dir else None, args.target,
                         Path(args.target_path) if args.target_path else None) as session:
