@@ -118,8 +118,25 @@ select
   cast({{ bloomery.string_literal(week.isoformat()) }} as {{ d }}) as run_week,
   cast({{ bloomery.string_literal(month.isoformat()) }} as {{ d }}) as run_month,
   cast({{ bloomery.string_literal(quarter.isoformat()) }} as {{ d }}) as run_quarter,
-  cast({{ bloomery.string_literal(year.isoformat()) }} as {{ d }}) as run_year
+  cast({{ bloomery.string_literal(year.isoformat()) }} as {{ d }}) as run_year,
+  {#- last: a mart built before the column existed gets it appended (mart_add_run_started_at) #}
+  cast({{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as {{ bloomery.type_name({'name': 'timestamp'}) }}) as run_started_at
 from judged
+{%- endmacro %}
+
+{#- The mart's pre-hook: a mart built before `run_started_at` was a column gets it (NULL on the
+    earlier snapshots), so the one deliberate change of its schema needs no full refresh, which
+    the mart refuses (full_refresh: false); on_schema_change stays `fail` for anything else. -#}
+{% macro mart_add_run_started_at() -%}
+  {%- if execute -%}
+    {%- set existing = load_relation(this) -%}
+    {%- if existing is not none -%}
+      {%- set names = adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+      {%- if names and 'run_started_at' not in names -%}
+        {%- do alter_relation_add_remove_columns(existing, [api.Column.create('run_started_at', bloomery.type_name({'name': 'timestamp'}))], none) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- One row: `failed_<i>` = how many of `flagged`'s flag lists (column `names`) hold rule i. -#}

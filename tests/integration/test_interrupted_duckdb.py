@@ -76,7 +76,8 @@ def state(project: DuckProject) -> dict:
             f'select * exclude (resolved_at, last_evaluated_at), resolved_at is null as unresolved from main."{e}__reject"')))
     # the quality mart: one snapshot per completed run (run_id and run_date are the run's own)
     out["mart"] = Counter(map(repr, project.query(
-        "select * exclude (run_id, run_date, run_day, run_week, run_month, run_quarter, run_year) from main.mart_data_quality")))
+        "select * exclude (run_id, run_date, run_day, run_week, run_month, run_quarter, run_year, run_started_at) "
+        "from main.mart_data_quality")))
     return out
 
 

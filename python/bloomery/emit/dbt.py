@@ -354,8 +354,11 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
                                f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
     # full_refresh=False: the mart is the history of runs, which a `--full-refresh` of the
     # entities must not erase (as the reject table's account must not be)
+    # the pre-hook adds `run_started_at` to a mart built before it was a column (the one
+    # deliberate schema change: everything else still fails on_schema_change)
     return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
                                  unique_key="run_id", on_schema_change="fail", full_refresh=False,
+                                 pre_hook=["{{ bloomery.mart_add_run_started_at() }}"],
                                  tags=_mart_tags(entities, reconcile))
             + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
             + ",\n    ".join(checks) + "\n]) }}\n")
@@ -373,6 +376,8 @@ def _mart_yaml(entities: list[dict] = ()) -> str:
         ("rows_deduped", "Accounting row only: bronze rows that lost dedupe to a better row of their key."),
         ("run_day", "run_date bucket."), ("run_week", "Monday of the run's week."), ("run_month", "First day of the month."),
         ("run_quarter", "First day of the quarter."), ("run_year", "First day of the year."),
+        ("run_started_at", "When the run started (UTC); orders the runs of one day. Empty on snapshots taken before "
+                           "the column existed."),
     ]
     rate_tests = [_quarantine_rate_test(e) for e in entities if e["quarantine"]]
     doc = {"version": 2, "models": [
