@@ -225,6 +225,16 @@ class _Compiler:
                            f"quarantine error_above {rates['error_above']} is below warn_above {rates['warn_above']}: "
                            "the warning could never be reported",
                            "make error_above at least warn_above (equal is allowed), or drop warn_above")
+            drift = entity.get("drift") or {}
+            if drift.get("min_history", DRIFT_DEFAULTS["min_history"]) > drift.get("window", DRIFT_DEFAULTS["window"]):
+                self.error(E.SpecParseError, model, base + ("drift", "min_history" if "min_history" in drift else "window"),
+                           f"drift min_history {drift.get('min_history', DRIFT_DEFAULTS['min_history'])} is more than "
+                           f"window {drift.get('window', DRIFT_DEFAULTS['window'])}: no run could ever be judged",
+                           "make min_history at most window (the baseline holds at most `window` runs)")
+            if "sensitivity" in drift and Decimal(str(drift["sensitivity"])) * 100 % 1:
+                self.error(E.SpecParseError, model, base + ("drift", "sensitivity"),
+                           f"drift sensitivity {drift['sensitivity']} has more than two decimals",
+                           "round it to hundredths, e.g. 2.5 or 3.25")
             for i, rule in enumerate(entity.get("quality", [])):
                 if rule.get("rule") == "expression" and rule.get("name") in RESERVED:
                     self.error(E.SpecParseError, model, base + ("quality", i, "name"),
@@ -673,6 +683,10 @@ class _Compiler:
                                              if "error_above" in quarantine else None}
                           if quarantine else None,
             "rules": rules,
+            # the drift tests' settings (quality over time), as numbers computed here: never spec
+            # text in SQL. Only the quality_drift model and its tests read them (emit keeps them
+            # out of the entity's models)
+            "drift": _drift(entity.get("drift") or {}),
             "grants": entity.get("grants"),
             "partition_by": [_inner(p) for p in entity.get("partition_by", [])],
             # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column
@@ -1283,6 +1297,18 @@ def _bucket(expr: str) -> str | None:
 
 def _hours(retention: str) -> int:
     return int(retention[:-1]) * RETENTION_HOURS[retention[-1]]
+
+
+DRIFT_DEFAULTS = {"window": 14, "min_history": 7, "sensitivity": 3, "min_change": "50%", "severity": "warn"}
+
+
+def _drift(spec: dict) -> dict:
+    """An entity's `drift:` block with its defaults: runs as integers, sensitivity in hundredths,
+    min_change in basis points (of the baseline median)."""
+    d = dict(DRIFT_DEFAULTS, **spec)
+    return {"window": int(d["window"]), "min_history": int(d["min_history"]),
+            "sensitivity_x100": int(Decimal(str(d["sensitivity"])) * 100),
+            "min_change_bp": _basis_points(d["min_change"]), "severity": d["severity"]}
 
 
 def _basis_points(percent: str) -> int:

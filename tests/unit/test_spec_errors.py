@@ -177,6 +177,26 @@ CASES: dict[str, Case] = {
                                          [edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, warn_above: 5%, error_above: 2.5%"))],
                                          SE, "2.5%", "entities.order.quarantine.error_above",
                                          says="below warn_above", hint="at least warn_above"),
+    # drift settings (extension): min_history at most window, sensitivity in hundredths, the grammar
+    "drift min_history above window": Case(E.SpecParseError,
+                                           [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {window: 5, min_history: 6}"))],
+                                           SE, "min_history: 6", "entities.order.drift.min_history",
+                                           says="more than window", hint="at most window"),
+    "drift min_history above the default window": Case(E.SpecParseError,
+                                                       [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {min_history: 20}"))],
+                                                       SE, "min_history: 20", "entities.order.drift.min_history"),
+    "drift sensitivity with three decimals": Case(E.SpecParseError,
+                                                  [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {sensitivity: 2.125}"))],
+                                                  SE, "2.125", "entities.order.drift.sensitivity", hint="hundredths"),
+    "drift window too small": Case(E.SpecParseError,
+                                   [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {window: 2}"))],
+                                   SE, "window: 2", "entities.order.drift.window"),
+    "drift severity": Case(E.SpecParseError,
+                           [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {severity: fatal}"))],
+                           SE, "fatal", "entities.order.drift.severity"),
+    "drift min_change as a bare number": Case(E.SpecParseError,
+                                              [edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {min_change: 0.5}"))],
+                                              SE, "0.5}", "entities.order.drift.min_change", hint='"1%"'),
     "freshness grammar": shop(E.SpecParseError, [edit(SO, "warn_after: 6h", "warn_after: 6 hours")],
                               SO, "6 hours", "freshness.warn_after"),
     # error_after below warn_after would make the warning unreachable; equal is accepted (test below)
@@ -624,6 +644,18 @@ def test_quarantine_thresholds_are_accepted_and_computed(tmp_path):
         {"warn_above_bp": 0, "error_above_bp": 10000}
     assert {k: entities["order_item"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
         {"warn_above_bp": 0, "error_above_bp": None}
+
+
+def test_drift_settings_are_accepted_and_computed(tmp_path):
+    """Defaults that do not judge a first week; the IR carries numbers (hundredths, basis points)."""
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {window: 30, min_history: 30, sensitivity: 4.25, "
+                                                   "min_change: 20%, severity: error}"))
+    entities = tree.check().entities
+    assert entities["order"]["drift"] == {"window": 30, "min_history": 30, "sensitivity_x100": 425,
+                                          "min_change_bp": 2000, "severity": "error"}
+    assert entities["customer"]["drift"] == {"window": 14, "min_history": 7, "sensitivity_x100": 300,
+                                             "min_change_bp": 5000, "severity": "warn"}
 
 
 def test_no_entity_model(tmp_path):

@@ -54,6 +54,9 @@ def render(project: ProjectIR) -> dict[str, str]:
             SQL_HEADER + _config(materialized="view", tags=_mart_tags(judged, project.reconcile))
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
         files["mart_data_quality.yml"] = _mart_yaml(judged)
+    if judged:
+        files["quality_drift.sql"] = _drift_sql(judged, project.reconcile)
+        files["quality_drift.yml"] = _drift_yaml(judged)
     return files
 
 
@@ -196,8 +199,9 @@ def _config(**kwargs) -> str:
 
 def _ir(entity: dict) -> dict:
     """The entity as the macros read it: without `docs` (descriptions, meta, tags and the user's
-    tests, which only the generated YAML carries, so a documentation edit changes no model)."""
-    return {k: v for k, v in entity.items() if k != "docs"}
+    tests, which only the generated YAML carries, so a documentation edit changes no model) and
+    without `drift` (the settings of the drift tests, which only quality_drift reads)."""
+    return {k: v for k, v in entity.items() if k not in ("docs", "drift")}
 
 
 def _entity_literal(entity: dict) -> str:
@@ -414,6 +418,69 @@ def _quarantine_rate_test(entity: dict) -> dict:
     # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
     own = (entity.get("docs") or {}).get("tags") or []
     return _tagged([test], _tags(name) + [t for t in own if t not in _tags(name)])[0]
+
+
+def _drift_sql(entities: list[dict], reconcile) -> str:
+    """`quality_drift`: per run, entity and measure, the value and its trailing baseline
+    (macros/mart/quality_drift.sql). Every setting is a number the compiler computed."""
+    items = ["{" + ", ".join([
+        f'"entity": {literal(e["entity"])}',
+        # an incremental build judges its batch: its counts are the increase of the mart's
+        '"incremental": ' + literal(bool(e["metadata"]) and e.get("materialization", "full") != "full"),
+        *(f'"{k}": {literal(int(e["drift"][k]))}' for k in ("window", "min_history", "sensitivity_x100",
+                                                             "min_change_bp"))]) + "}" for e in entities]
+    return (SQL_HEADER + _config(materialized="view", tags=_mart_tags(entities, reconcile))
+            + "{{ bloomery.quality_drift(ref('mart_data_quality'), [\n    " + ",\n    ".join(items) + "\n]) }}\n")
+
+
+def _drift_yaml(entities: list[dict]) -> str:
+    """The drift tests: per entity, its quarantine rate (with quarantine:), its volume and each of
+    its rules, judged on the latest run of `quality_drift`."""
+    tests = []
+    for e in entities:
+        name, d = e["entity"], e["drift"]
+        own = (e.get("docs") or {}).get("tags") or []
+        tags = _tags(name) + [t for t in own if t not in _tags(name)]
+        knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
+                 f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
+        wanted = ([("quarantine_rate", None, f"{name}_drift_quarantine_rate",
+                    f"Drift of `{name}`'s quarantine rate against its earlier runs ({knobs}).")] if e["quarantine"] else [])
+        wanted.append(("volume", None, f"{name}_drift_volume",
+                       f"Drift of the number of bronze rows a run of `{name}` judged ({knobs})."))
+        wanted += [("rule", r["name"], f"{name}_{r['name']}_drift",
+                    f"Drift of rule `{r['name']}`'s failure count on `{name}` ({knobs}).") for r in e["rules"]]
+        for metric, rule, test_name, what in wanted:
+            test = _test("bloomery.bloomery_drift", test_name, what, d["severity"], entity=name, metric=metric,
+                         rule=rule if rule is not None else "(entity)")
+            next(iter(test.values()))["config"] = {"severity": d["severity"]}   # one row at most: nothing to store
+            tests.append(_tagged([test], tags)[0])
+    doc = {"version": 2, "models": [{
+        "name": "quality_drift",
+        "description": "Per run, entity and measure (quarantine rate, volume, each rule's failures): the value, the "
+                       "median and median absolute deviation of the trailing runs, and whether it is out of band.",
+        "columns": [{"name": c, "description": d} for c, d in _DRIFT_COLUMNS],
+        "data_tests": tests}]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+_DRIFT_COLUMNS = [
+    ("entity", "Entity judged."),
+    ("metric", "`quarantine_rate`, `volume` or `rule`."),
+    ("rule", "The rule's name for `rule`, else `(entity)`."),
+    ("run_id", "dbt invocation_id of the run."), ("run_date", "Start date of the run."),
+    ("run_started_at", "Start of the run, UTC (empty for snapshots taken before the mart stored it)."),
+    ("run_number", "Position of the run in the entity's history, oldest first."),
+    ("is_latest", "True on the entity's latest run."),
+    ("metric_value", "The run's value: the quarantine rate (0 to 1); bronze rows judged (volume); rows failing the "
+                     "rule. For an incremental entity, volume and rule failures are the run's increase."),
+    ("baseline_runs", "Earlier runs in the baseline (at most the window)."),
+    ("baseline_median", "Median of those runs' values."),
+    ("baseline_mad", "Median absolute deviation of those runs' values from their median."),
+    ("band", "How far from the median a value may be: the largest of sensitivity x 1.4826 x MAD, min_change x "
+             "|median|, and 1 point of rate (0.01) or 10 rows."),
+    ("judged", "True when the baseline holds at least min_history runs."),
+    ("out_of_band", "True when judged and value > median + band (volume: or value < median - band)."),
+]
 
 
 def _pct(bp: int) -> str:

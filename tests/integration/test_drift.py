@@ -1,0 +1,169 @@
+"""Issue 24, quality over time: every judged entity gets drift tests over the mart's history
+(`<entity>_drift_quarantine_rate`, `<entity>_drift_volume`, `<entity>_<rule>_drift`, on the
+`quality_drift` model), which judge the latest run against the trailing runs and are WARN (or
+ERROR, when the spec says `drift: {severity: error}`) when it is out of band.
+
+A history of incremental loads is built, one `dbt build` per load, each load 100 new readings of
+which 2 are not integers (quarantined: the implicit coercible rule), 5 negative (a range rule,
+flag) and 3 without a unit (a not_null rule, flag). Each load differs (other ids, values, which
+rows are dirty). The first 7 runs have too little history to be judged; the 8th is judged and
+steady. Then a load whose quarantined share jumps, one where only the range rule spikes, and one
+a tenth of the usual size: each produces the expected WARN in run_results.json and nothing else
+of the kind the case is about.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from .harness import DuckProject, PgProject
+
+MAPPING = """\
+mapping_version: 1
+source: lab__readings
+target: reading
+key: {reading_id: {from: "$.id"}}
+fields:
+  value:
+    from: "$.value"
+    transform: [to_int]
+    quality: [{rule: range, min: 0, on_fail: flag}]
+  unit:
+    from: "$.unit"
+    quality: [{rule: not_null, on_fail: flag}]
+unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]
+"""
+COLUMNS = ["id", "value", "unit", "_load_id", "_ingested_at", "_source_row_id"]
+STEADY = {"rows": 100, "not_int": 2, "negative": 5, "no_unit": 3}
+
+
+def model(drift: str = "") -> str:
+    # warn_above 100%: the quarantine-rate test (issue 23) stays quiet, so only drift speaks
+    return ("spec_version: 1\nentities:\n  reading:\n    grain: one row per reading\n"
+            "    materialization: incremental_by_key\n    key: [reading_id]\n"
+            "    fields: {reading_id: {type: string}, value: {type: int}, unit: {type: string}}\n"
+            "    quarantine: {retention: 30d, warn_above: 100%}\n" + (f"    drift: {drift}\n" if drift else ""))
+
+
+def specs(tmp_path):
+    root = tmp_path / "specs"
+    root.mkdir(exist_ok=True)
+    (root / "model.yaml").write_text(model())
+    (root / "readings.yaml").write_text(MAPPING)
+    return root
+
+
+def load(n: int, rows: int, not_int: int, negative: int, no_unit: int) -> list[tuple]:
+    """Load n: `rows` new readings, the dirty ones chosen at random (seeded by n)."""
+    rnd = random.Random(n)
+    dirty = rnd.sample(range(rows), not_int + negative + no_unit)
+    bad, neg, nounit = set(dirty[:not_int]), set(dirty[not_int:not_int + negative]), set(dirty[not_int + negative:])
+    out = []
+    for i in range(rows):
+        value = "n/a" if i in bad else str(-rnd.randint(1, 50) if i in neg else rnd.randint(0, 1000))
+        out.append((f"l{n:02d}r{i:03d}", value, None if i in nounit else "mg", f"load{n:02d}",
+                    f"2026-11-{n:02d} 06:00:00", f"l{n:02d}s{i:03d}"))
+    return out
+
+
+def drift_results(project) -> dict[str, str]:
+    """test name -> status in run_results.json, for the drift tests."""
+    results = json.loads((project.dir / "target" / "run_results.json").read_text())["results"]
+    out = {}
+    for r in results:
+        name = r["unique_id"].split(".")[2]
+        if r["unique_id"].startswith("test.") and "drift" in name:
+            out[name] = r["status"]
+    return out
+
+
+def run(project, n: int, **shape) -> dict[str, str]:
+    project.write_bronze("lab__readings", COLUMNS, load(n, **dict(STEADY, **shape)), append=n > 1)
+    result = project.dbt("build", check=False)
+    statuses = drift_results(project)
+    assert result.success, (n, statuses, result.statuses)
+    return statuses
+
+
+@pytest.fixture(params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
+                        pytest.param("postgres", marks=pytest.mark.postgres)])
+def project(request, tmp_path):
+    if request.param == "duckdb":
+        project = DuckProject(tmp_path, specs(tmp_path))
+    else:
+        project = PgProject(tmp_path, request.getfixturevalue("pg_server"), specs(tmp_path))
+    assert project.compile() == 0
+    return project
+
+
+RATE, VOLUME, RANGE, NOT_NULL, COERCIBLE = ("reading_drift_quarantine_rate", "reading_drift_volume",
+                                            "reading_value_range_min_drift", "reading_unit_not_null_drift",
+                                            "reading_value_coercible_drift")
+
+
+def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
+    for n in range(1, 9):
+        statuses = run(project, n)
+        # runs 1-7: fewer than min_history (7) earlier runs, nothing judged; run 8: judged, steady
+        assert {RATE, VOLUME, RANGE, NOT_NULL, COERCIBLE} <= set(statuses), statuses
+        assert set(statuses.values()) == {"pass"}, (n, statuses)
+    judged = project.rows("select metric, rule, judged, baseline_runs, metric_value, baseline_median "
+                          "from main.quality_drift where is_latest")
+    assert {(r["metric"], r["baseline_runs"], r["judged"]) for r in judged} == \
+        {("quarantine_rate", 7, True), ("volume", 7, True), ("rule", 7, True)}
+    # an incremental entity: volume and rule failures are what the run added, not the running total
+    assert {(r["metric"], r["rule"]): r["metric_value"] for r in judged if r["metric"] != "quarantine_rate"} == \
+        {("volume", "(entity)"): 100, ("rule", "value_range_min"): 5, ("rule", "reading_id_coercible"): 0, ("rule", "unit_coercible"): 0, ("rule", "unit_not_null"): 3,
+         ("rule", "value_coercible"): 2}
+    # the runs are ordered by their start: the latest is the last one built
+    assert project.query("select count(distinct run_started_at) from main.mart_data_quality") == [(8,)]
+
+    # 9: 40 of 100 readings not integers: the quarantine rate jumps
+    statuses = run(project, 9, not_int=40)
+    assert statuses[RATE] == "warn", statuses
+    assert (statuses[VOLUME], statuses[RANGE], statuses[NOT_NULL]) == ("pass", "pass", "pass"), statuses
+
+    # 10: only the range rule spikes (a flag rule: the quarantine rate is not what moves)
+    statuses = run(project, 10, negative=60)
+    assert statuses[RANGE] == "warn", statuses
+    assert (statuses[NOT_NULL], statuses[COERCIBLE], statuses[VOLUME]) == ("pass", "pass", "pass"), statuses
+
+    # 11: a tenth of the usual load
+    statuses = run(project, 11, rows=10, not_int=0, negative=1, no_unit=0)
+    assert statuses[VOLUME] == "warn", statuses
+    assert (statuses[RANGE], statuses[NOT_NULL], statuses[COERCIBLE]) == ("pass", "pass", "pass"), statuses
+
+    # severity error: the same latest run judged by a later `dbt test` is an ERROR, and dbt exits non-zero
+    (project.dir / "specs" / "model.yaml").write_text(model("{severity: error}"))
+    assert project.compile() == 0
+    tested = project.dbt("test", "--select", "quality_drift", check=False)
+    statuses = drift_results(project)
+    assert not tested.success
+    assert statuses[VOLUME] == "fail", statuses
+    assert {s for name, s in statuses.items() if name != VOLUME} == {"pass"}, statuses
+
+
+def test_min_history_is_a_knob(project):
+    """With min_history 9, a jump on the 9th run (8 earlier runs) is not judged yet."""
+    (project.dir / "specs" / "model.yaml").write_text(model("{window: 10, min_history: 9, sensitivity: 4.5, min_change: 25%}"))
+    assert project.compile() == 0
+    for n in range(1, 9):
+        run(project, n)
+    statuses = run(project, 9, not_int=40)
+    assert set(statuses.values()) == {"pass"}, statuses
+    assert project.query("select distinct baseline_runs, judged from main.quality_drift where is_latest") == [(8, False)]
+
+
+def test_a_mart_built_before_run_started_at_gains_the_column(project):
+    """The mart's one deliberate schema change: a mart without `run_started_at` (built by an
+    earlier version) gets it on the next build, NULL on its earlier snapshots, which order first."""
+    run(project, 1)
+    project.execute("drop view main.quality_drift")   # which reads the column (PostgreSQL keeps it)
+    project.execute("alter table main.mart_data_quality drop column run_started_at")
+    run(project, 2)
+    assert project.query("select count(*), count(run_started_at) from main.mart_data_quality where rule = '(entity)'") \
+        == [(2, 1)]
+    assert project.query("select run_number, metric_value from main.quality_drift where metric = 'volume' "
+                         "order by run_number") == [(1, 100), (2, 100)]
