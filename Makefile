@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 # dbt would try to send usage events; this machine (and many CI runners) has no network for it.
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo test test-spark test-dialects venv pg sysdeps clean
+.PHONY: demo test test-spark test-dialects golden venv pg sysdeps clean
 
 $(BIN)/bloomery: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ sysdeps:
 ## The full test suite (what CI runs).
 test: venv pg sysdeps
 	$(BIN)/python -m pytest -q
+
+## The golden copies of the generated dbt files (tests/golden/trees), after a change to what the
+## compiler emits on purpose: the diff is the review (tests/golden/test_golden.py checks them).
+golden: venv
+	$(BIN)/python -m tests.golden.golden
 
 ## Spark: the corpora, every rewrite of a parquet table and the regex corpus on a local pyspark
 ## session (Java 17; requirements-spark.txt into .venv). A separate step: a JVM, several minutes.
