@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from ..compiler import ProjectIR
-from ..errors import UnsupportedByTarget, Location
+from ..errors import EmitError, Location, UnsupportedByTarget
 from .dialects import DIALECTS, capabilities
 from .jinja_literal import inert_argument, literal
 
@@ -30,34 +30,95 @@ YAML_HEADER = f"# {MARKER}: do not edit; change the specs and run `bloomery comp
 def render(project: ProjectIR) -> dict[str, str]:
     """file name -> content, for the whole project. Pure and deterministic."""
     refuse_unsupported(project)
-    files: dict[str, str] = {"_bloomery_sources.yml": _sources_yaml(project)}
+    files = _Files(project)
+    files.put("_bloomery_sources.yml", _sources_yaml(project))
     entities = _decorate(project)
     for name, entity in entities.items():
-        files[f"{name}__staged.sql"] = _staged_sql(entity)
+        origin = f"entities.{name}"
+        files.put(f"{name}__staged.sql", _staged_sql(entity), origin)
         if entity["scd"] == "type2":
-            files[f"{name}__kept.sql"] = _entity_sql(entity)   # the snapshot `<entity>` versions it
+            files.put(f"{name}__kept.sql", _entity_sql(entity), origin)   # the snapshot `<entity>` versions it
         else:
-            files[f"{name}.sql"] = _entity_sql(entity)
+            files.put(f"{name}.sql", _entity_sql(entity), origin)
         if entity["quarantine"]:
-            files[f"{name}__reject.sql"] = _reject_sql(entity)
+            files.put(f"{name}__reject.sql", _reject_sql(entity), origin)
         if entity["metadata"]:
-            files[f"{name}__ledger.sql"] = _ledger_sql(entity)
-        files[f"{name}.yml"] = _entity_yaml(entity)
-    for check in project.reconcile:
-        files[f"{check['name']}__reconcile.sql"] = _reconcile_sql(check, entities)
+            files.put(f"{name}__ledger.sql", _ledger_sql(entity), origin)
+        files.put(f"{name}.yml", _entity_yaml(entity), origin)
+    for i, check in enumerate(project.reconcile):
+        files.put(f"{check['name']}__reconcile.sql", _reconcile_sql(check, entities), f"reconcile[{i}]")
     if project.reconcile:
-        files["_bloomery_reconcile.yml"] = _reconcile_yaml(project.reconcile)
+        files.put("_bloomery_reconcile.yml", _reconcile_yaml(project.reconcile))
     judged = [e for e in entities.values() if e["rules"]]
     if judged or project.reconcile:
-        files["mart_data_quality.sql"] = _mart_sql(judged, project.reconcile)
-        files["quality_quarantine_rate.sql"] = (
+        files.put("mart_data_quality.sql", _mart_sql(judged, project.reconcile))
+        files.put("quality_quarantine_rate.sql", (
             SQL_HEADER + _config(materialized="view", tags=_mart_tags(judged, project.reconcile))
-            + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
-        files["mart_data_quality.yml"] = _mart_yaml(judged)
+            + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n"))
+        files.put("mart_data_quality.yml", _mart_yaml(judged))
     if judged:
-        files["quality_drift.sql"] = _drift_sql(judged, project.reconcile)
-        files["quality_drift.yml"] = _drift_yaml(judged)
-    return files
+        files.put("quality_drift.sql", _drift_sql(judged, project.reconcile))
+        files.put("quality_drift.yml", _drift_yaml(judged))
+    files.refuse_test_name_clashes(entities)
+    return dict(files)
+
+
+class _Files(dict):
+    """The generated files, by name. Every node bloomery generates is named after something in the
+    spec, and dbt needs node names unique in a project: an entity `order__reject` beside an entity
+    `order`, an entity named `quality_drift`, or a rule whose test takes an audit's name would
+    otherwise overwrite a file here or stop `dbt parse`. Both are refused at compile, located."""
+
+    PACKAGE = "the package's own nodes"
+
+    def __init__(self, project: ProjectIR):
+        super().__init__()
+        self.project, self.origin = project, {}
+
+    def put(self, name: str, text: str, origin: str = "") -> None:
+        node, clash = name.rsplit(".", 1)[0], name if name in self else None
+        if clash is not None:
+            raise self.project.relocate(EmitError(
+                f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
+                f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
+                "rename the entity or check: names ending in __staged, __kept, __reject, __ledger or "
+                "__reconcile, and mart_data_quality, quality_quarantine_rate and quality_drift, are bloomery's"))
+        self[name], self.origin[name] = text, origin
+
+    def refuse_test_name_clashes(self, entities: dict) -> None:
+        seen: dict[str, str] = {}
+        for file, text in sorted(self.items()):
+            if not file.endswith(".yml"):
+                continue
+            origin = self.origin[file]
+            doc = yaml.safe_load(text) or {}
+            for node in doc.get("models", []) + doc.get("snapshots", []):
+                tests = list(node.get("data_tests") or [])
+                for column in node.get("columns") or []:
+                    tests += column.get("data_tests") or []
+                for test in tests:
+                    body = next(iter(test.values())) if isinstance(test, dict) else None
+                    name = body.get("name") if isinstance(body, dict) else None
+                    if name is None:
+                        continue
+                    if name in seen:
+                        raise self.project.relocate(EmitError(
+                            f"two generated tests are named `{name}` (for {seen[name] or self.PACKAGE} and for "
+                            f"{origin or self.PACKAGE}): dbt needs test names unique in a project",
+                            Location(path=self._path_of(name, origin or seen[name], entities)),
+                            "rename the rule or test: `<entity>_<rule>` must not be the name of one of bloomery's "
+                            "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
+                            "quarantine_rate, drift_quarantine_rate, drift_volume) or of another test"))
+                    seen[name] = origin
+
+    @staticmethod
+    def _path_of(test: str, origin: str, entities: dict) -> str:
+        """The spec path of the rule a test is named after, else the entity's."""
+        name = origin.removeprefix("entities.")
+        for rule in (entities.get(name) or {}).get("rules", []):
+            if test in (f"{name}_{rule['name']}", f"{name}_{rule['name']}_drift") and rule.get("path"):
+                return rule["path"]
+        return origin
 
 
 def write(project: ProjectIR, out_dir: Path, specs_dir: Path | None = None) -> dict[str, list[str]]:
