@@ -77,11 +77,16 @@ def offline(dialect: str, warehouse: Warehouse):
     def list_relations(self, schema_relation, *args, **kwargs):
         return []
 
+    def get_columns_in_relation(self, relation, *args, **kwargs):
+        # the absent warehouse knows no columns (BigQuery would ask its API through the handle)
+        return []
+
     patches = [(manager, "execute", execute), (manager, "open", classmethod(open_)),
                (manager, "begin", lambda self: None), (manager, "commit", lambda self: None),
                (manager, "cancel_open", lambda self: []),
                (adapter_cls, "get_relation", get_relation),
-               (adapter_cls, "list_relations_without_caching", list_relations)]
+               (adapter_cls, "list_relations_without_caching", list_relations),
+               (adapter_cls, "get_columns_in_relation", get_columns_in_relation)]
     if hasattr(manager, "_cache_dbr_capabilities"):          # databricks asks the cluster its version
         patches.append((manager, "_cache_dbr_capabilities", classmethod(lambda cls, creds, http_path: None)))
     saved = [(owner, name, owner.__dict__.get(name)) for owner, name, _ in patches]
