@@ -212,3 +212,17 @@ class PgProject(_Project):
                 return [dict(zip(names, r)) for r in cur.fetchall()]
         finally:
             con.close()
+
+
+# The engines a corpus test runs on for real, as pytest parameters carrying the engine's mark,
+# and the project for one of them: `@pytest.fixture(params=ENGINES)` then `engine_project(...)`.
+import pytest  # noqa: E402  (the helpers above need no pytest)
+
+ENGINES = [pytest.param("duckdb", marks=pytest.mark.duckdb),
+           pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+def engine_project(engine: str, tmp: Path, request, specs: Path | None = None) -> _Project:
+    if engine == "duckdb":
+        return DuckProject(tmp, specs)
+    return PgProject(tmp, request.getfixturevalue("pg_server"), specs)

@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from .harness import DuckProject, PgProject
+from .harness import ENGINES, engine_project
 
 MAPPING = """\
 mapping_version: 1
@@ -87,13 +87,9 @@ def run(project, n: int, **shape) -> dict[str, str]:
     return statuses
 
 
-@pytest.fixture(params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
-                        pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=ENGINES)
 def project(request, tmp_path):
-    if request.param == "duckdb":
-        project = DuckProject(tmp_path, specs(tmp_path))
-    else:
-        project = PgProject(tmp_path, request.getfixturevalue("pg_server"), specs(tmp_path))
+    project = engine_project(request.param, tmp_path, request, specs(tmp_path))
     assert project.compile() == 0
     return project
 

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from .harness import INTEGRATION, DuckProject, PgProject
+from .harness import ENGINES, INTEGRATION, DuckProject, engine_project
 
 sys.path.insert(0, str(INTEGRATION))
 from corpus import shop  # noqa: E402
@@ -46,16 +46,6 @@ def built_once(project):
         project.write_bronze(table, spec["columns"], rows)
     assert project.compile() == 0
     project.dbt("build")
-
-
-def engine_project(engine, tmp_path, request):
-    if engine == "duckdb":
-        return DuckProject(tmp_path)
-    return PgProject(tmp_path, request.getfixturevalue("pg_server"))
-
-
-ENGINES = [pytest.param("duckdb", marks=pytest.mark.duckdb),
-           pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 def state(project) -> dict:

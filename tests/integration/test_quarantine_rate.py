@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from .harness import DuckProject, PgProject
+from .harness import ENGINES, DuckProject, engine_project
 
 QUARANTINE = "{retention: 30d%s}"
 MAPPING = """\
@@ -58,13 +58,9 @@ def rebuild(project, thresholds: str, *args: str):
     return result, entry
 
 
-@pytest.fixture(params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
-                        pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=ENGINES)
 def project(request, tmp_path):
-    if request.param == "duckdb":
-        project = DuckProject(tmp_path, specs(tmp_path))
-    else:
-        project = PgProject(tmp_path, request.getfixturevalue("pg_server"), specs(tmp_path))
+    project = engine_project(request.param, tmp_path, request, specs(tmp_path))
     project.write_bronze("lab__readings", COLUMNS, ROWS)
     return project
 
