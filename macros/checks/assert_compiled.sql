@@ -3,7 +3,7 @@
     that IR). Bump `ir_version` with IR_VERSION in python/bloomery/plan/facts.py
     (tests/unit/test_compile_check.py holds them equal). -#}
 {% macro compile_contract() -%}
-  {{ return({'ir_version': 2, 'version': '0.1.0'}) }}
+  {{ return({'ir_version': 3, 'version': '0.1.0'}) }}
 {%- endmacro %}
 
 {#- Refuses, before any model runs, a `dbt build` / `run` / `test` / `snapshot` / `retry` whose
