@@ -4,11 +4,13 @@
   bloomery compile --specs DIR --out DIR [--check] [--format text|json] [--target-dialect NAME]
   bloomery plan    --new DIR [--old DIR | --against-compiled OUT] [--format text|json] [--fail-on-breaking]
   bloomery report  [--project-dir DIR] [--profiles-dir DIR] [--target T] [--specs DIR] [--out FILE]
+  bloomery summary [--project-dir DIR] [--profiles-dir DIR] [--target T] [--format text|json] [--fail-on warn|error|never]
 
 Exit codes: 0 clean, 1 the specs were refused (the errors of the first stage that fails, sorted by location),
 2 bloomery itself failed (a bug: please report it with the spec that caused it),
 3 `plan --fail-on-breaking` found a breaking change, or `compile --check` found --out not what the specs
-compile to. `report` exits 1 when dbt could not read the warehouse.
+compile to. `report` and `summary` exit 1 when dbt could not read the warehouse.
+4 `summary --fail-on warn|error` found a drift or a failing dbt test at that severity or worse.
 """
 from __future__ import annotations
 
@@ -166,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="write a static HTML data-quality report, read from the warehouse through dbt")
     report_arguments(rep)
     rep.set_defaults(run=cmd_report)
+
+    from .summary import add_arguments as summary_arguments, run as cmd_summary  # imports dbt only when it runs
+    summ = sub.add_parser("summary", help="the latest run per entity (counts, rates, drift, failing tests), "
+                                          "for CI and chat; --fail-on sets the exit status")
+    summary_arguments(summ)
+    summ.set_defaults(run=cmd_summary)
     return parser
 
 

@@ -1,0 +1,217 @@
+"""`bloomery summary`: the latest run per entity, for CI jobs and chat notifications.
+
+  read()          the only I/O: the mart's accounting rows and the latest rows of `quality_drift`
+                  through dbt (report/dbt_source.py), the drift tests' severities from the manifest,
+                  and the project's target/run_results.json when it exists
+  build()         those plain rows -> the summary (a dict, the JSON output), pure
+  to_text()       the summary -> text, pure
+  exit_status()   the summary and --fail-on -> 0 or FAILED (4), pure
+
+The drift statistic is never recomputed here: `out_of_band`, the median and the band are the
+`quality_drift` view's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+FAILED = 4                       # --fail-on warn|error found a drift or a dbt test at that severity or worse
+ENTITY_ROW = "(entity)"
+_RANK = {"warn": 1, "error": 2}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project-dir", default=".", help="the dbt project (default: the current folder)")
+    parser.add_argument("--profiles-dir", help="folder holding profiles.yml (default: dbt's own lookup)")
+    parser.add_argument("--target", help="dbt target to read (default: the profile's)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--fail-on", choices=("warn", "error", "never"), default="never",
+                        help=f"exit {FAILED} when a drift or a dbt test of the last invocation is at this severity "
+                             "or worse (default: never)")
+
+
+# -- pure ------------------------------------------------------------------------------------------
+def _num(value):
+    if value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if f.is_integer() and not isinstance(value, float) else f
+
+
+def _int(value) -> int:
+    return int(float(value)) if value is not None else 0
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _bool(value) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "t", "1", "yes")
+    return bool(value)
+
+
+def _run_key(row: dict):
+    started = row.get("run_started_at")
+    return (_text(row.get("run_date")) or "", started is not None, _text(started) or "", _text(row.get("run_id")) or "")
+
+
+def _entity_of(test_name: str, entities) -> str | None:
+    """The entity a drift test belongs to: the longest entity name its name starts with."""
+    found = [e for e in entities if test_name.startswith(e + "_")]
+    return max(found, key=len) if found else None
+
+
+def build(accounting: list[dict], drift: list[dict], run_results: dict | None = None,
+          severities: dict[str, str] | None = None) -> dict:
+    """The summary of the latest run per entity.
+
+    accounting   the mart's `(entity)` rows (entity, run_id, run_date, run_started_at, rows_evaluated,
+                 rows_quarantined, rows_deduped), one per mapping; summed per entity and run
+    drift        rows of `quality_drift` where is_latest
+    run_results  the parsed target/run_results.json, or None
+    severities   entity -> severity of its drift tests ('warn' or 'error'; default warn)
+    """
+    severities = severities or {}
+    runs: dict[tuple[str, str], dict] = {}
+    for r in accounting:
+        entity, run_id = _text(r["entity"]), _text(r["run_id"])
+        agg = runs.setdefault((entity, run_id), {"entity": entity, "run_id": run_id, "run_date": r.get("run_date"),
+                                                 "run_started_at": r.get("run_started_at"), "rows_evaluated": 0,
+                                                 "rows_quarantined": 0, "rows_deduped": 0})
+        for col in ("rows_evaluated", "rows_quarantined", "rows_deduped"):
+            agg[col] += _int(r.get(col))
+    latest: dict[str, dict] = {}
+    for agg in runs.values():
+        if agg["entity"] not in latest or _run_key(agg) > _run_key(latest[agg["entity"]]):
+            latest[agg["entity"]] = agg
+    entities = []
+    for name in sorted(latest):
+        a = latest[name]
+        drifted = []
+        for d in drift:
+            if _text(d["entity"]) != name or not _bool(d.get("out_of_band")):
+                continue
+            drifted.append({"metric": _text(d["metric"]),
+                            "rule": None if _text(d.get("rule")) == ENTITY_ROW else _text(d.get("rule")),
+                            "value": _num(d.get("metric_value")), "median": _num(d.get("baseline_median")),
+                            "band": _num(d.get("band")), "severity": severities.get(name, "warn")})
+        drifted.sort(key=lambda x: (x["metric"], x["rule"] or ""))
+        evaluated = a["rows_evaluated"]
+        entities.append({"entity": name, "run_id": a["run_id"], "run_date": _text(a["run_date"]),
+                         "run_started_at": _text(a["run_started_at"]), "rows_evaluated": evaluated,
+                         "rows_quarantined": a["rows_quarantined"], "rows_deduped": a["rows_deduped"],
+                         "quarantine_rate": round(a["rows_quarantined"] / evaluated, 6) if evaluated else None,
+                         "drift": drifted})
+    tests = []
+    for r in (run_results or {}).get("results") or []:
+        uid = str(r.get("unique_id", ""))
+        status = str(r.get("status", ""))
+        if uid.startswith("test.") and status in ("warn", "fail", "error"):
+            tests.append({"name": uid.split(".")[2] if uid.count(".") >= 2 else uid, "unique_id": uid,
+                          "status": status, "failures": r.get("failures"),
+                          "severity": "warn" if status == "warn" else "error"})
+    tests.sort(key=lambda t: t["unique_id"])
+    worst = max([_RANK[d["severity"]] for e in entities for d in e["drift"]] + [_RANK[t["severity"]] for t in tests],
+                default=0)
+    return {"entities": entities, "tests": tests,
+            "tests_read": run_results is not None,
+            "worst": {0: "ok", 1: "warn", 2: "error"}[worst]}
+
+
+def exit_status(summary: dict, fail_on: str) -> int:
+    if fail_on == "never" or summary["worst"] == "ok":
+        return 0
+    return FAILED if _RANK[summary["worst"]] >= _RANK[fail_on] else 0
+
+
+def _fmt(value, rate: bool) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.2f}%" if rate else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def to_text(summary: dict) -> str:
+    lines = []
+    for e in summary["entities"]:
+        rate = "-" if e["quarantine_rate"] is None else f"{e['quarantine_rate'] * 100:.2f}%"
+        when = e["run_started_at"] or e["run_date"] or ""
+        lines.append(f"{e['entity']}: run {e['run_id']} ({when}): {e['rows_evaluated']:,} evaluated, "
+                     f"{e['rows_quarantined']:,} quarantined ({rate}), {e['rows_deduped']:,} deduped")
+        for d in e["drift"]:
+            is_rate = d["metric"] == "quarantine_rate"
+            what = d["metric"] if d["rule"] is None else f"rule {d['rule']}"
+            lines.append(f"  drift {d['severity'].upper()}: {what} {_fmt(d['value'], is_rate)} "
+                         f"(median {_fmt(d['median'], is_rate)}, band ±{_fmt(d['band'], is_rate)})")
+    if not summary["entities"]:
+        lines.append("no run in mart_data_quality yet")
+    if summary["tests_read"]:
+        if summary["tests"]:
+            lines.append("dbt tests of the last invocation not passing:")
+            for t in summary["tests"]:
+                failures = "" if t["failures"] is None else f" ({t['failures']} failing)"
+                lines.append(f"  {t['status'].upper()} {t['name']}{failures}")
+        else:
+            lines.append("dbt tests of the last invocation: none warn or fail")
+    lines.append(f"overall: {summary['worst']}")
+    return "\n".join(lines) + "\n"
+
+
+# -- I/O -------------------------------------------------------------------------------------------
+def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | None, dict[str, str]]:
+    from .report.dbt_source import DbtQueryError
+    manifest = session.parse()
+    if session.node("mart_data_quality") is None:
+        raise DbtQueryError("the dbt project has no `mart_data_quality` model",
+                            ["run `bloomery compile` into this project's models, then `dbt build`"])
+    accounting = session.rows(
+        f"select * from {{{{ ref('mart_data_quality') }}}} where rule = '{ENTITY_ROW}'",
+        "could not read mart_data_quality (has `dbt build` run since `bloomery compile`?)")
+    drift: list[dict] = []
+    severities: dict[str, str] = {}
+    if session.node("quality_drift") is not None:
+        drift = session.rows("select entity, metric, rule, run_id, metric_value, baseline_median, band, judged, "
+                             "out_of_band from {{ ref('quality_drift') }} where is_latest",
+                             "could not read quality_drift")
+        entities = {str(r["entity"]) for r in accounting}
+        for node in manifest.nodes.values():
+            if "test" not in str(node.resource_type).lower():
+                continue
+            deps = getattr(getattr(node, "depends_on", None), "nodes", None) or []
+            if not any(d.endswith(".quality_drift") for d in deps):
+                continue
+            entity = _entity_of(node.name, entities)
+            severity = str(getattr(node.config, "severity", "warn") or "warn").lower()
+            if entity and (severity == "error" or entity not in severities):
+                severities[entity] = severity
+    run_results = None
+    path = Path(project_dir) / "target" / "run_results.json"
+    if path.is_file():
+        try:
+            run_results = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            run_results = None
+    return accounting, drift, run_results, severities
+
+
+def run(args) -> int:
+    from .report.dbt_source import DbtQueryError, DbtSession
+    try:
+        with DbtSession(Path(args.project_dir), Path(args.profiles_dir) if args.profiles_dir else None,
+                        args.target) as session:
+            accounting, drift, run_results, severities = read(session, Path(args.project_dir))
+    except DbtQueryError as exc:
+        print(f"bloomery summary: {exc}", file=sys.stderr)
+        return 1
+    summary = build(accounting, drift, run_results, severities)
+    if args.format == "json":
+        print(json.dumps(summary, indent=2, default=str))
+    else:
+        print(to_text(summary), end="")
+    return exit_status(summary, args.fail_on)

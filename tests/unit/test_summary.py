@@ -1,0 +1,68 @@
+"""`bloomery summary`'s pure part: rows -> summary, text and exit status (no dbt)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from bloomery.summary import FAILED, build, exit_status, to_text
+
+ACCOUNTING = [
+    # two runs of `order` (two mappings each: summed), one of `customer`
+    {"entity": "order", "run_id": "r1", "run_date": "2026-12-01", "run_started_at": "2026-12-01 06:00:00",
+     "rows_evaluated": 50, "rows_quarantined": 1, "rows_deduped": 0},
+    {"entity": "order", "run_id": "r2", "run_date": "2026-12-02", "run_started_at": "2026-12-02 06:00:00",
+     "rows_evaluated": 60, "rows_quarantined": 2, "rows_deduped": 1},
+    {"entity": "order", "run_id": "r2", "run_date": "2026-12-02", "run_started_at": "2026-12-02 06:00:00",
+     "rows_evaluated": Decimal(40), "rows_quarantined": 8, "rows_deduped": 0},
+    {"entity": "customer", "run_id": "r2", "run_date": "2026-12-02", "run_started_at": None,
+     "rows_evaluated": 0, "rows_quarantined": 0, "rows_deduped": 0},
+]
+DRIFT = [
+    {"entity": "order", "metric": "quarantine_rate", "rule": "(entity)", "metric_value": 0.1,
+     "baseline_median": 0.02, "band": 0.01, "out_of_band": True},
+    {"entity": "order", "metric": "volume", "rule": "(entity)", "metric_value": Decimal("101"),
+     "baseline_median": 100.0, "band": 10.0, "out_of_band": False},
+    {"entity": "order", "metric": "rule", "rule": "amount_range", "metric_value": 30.0,
+     "baseline_median": 3.0, "band": 10.0, "out_of_band": "true"},
+]
+RESULTS = {"results": [
+    {"unique_id": "test.shop.order_drift_quarantine_rate.abc", "status": "warn", "failures": 1},
+    {"unique_id": "test.shop.order_amount_range.def", "status": "pass", "failures": 0},
+    {"unique_id": "model.shop.order", "status": "success"},
+]}
+
+
+def test_latest_run_per_entity_summed_over_mappings():
+    s = build(ACCOUNTING, DRIFT)
+    order = {e["entity"]: e for e in s["entities"]}["order"]
+    assert (order["run_id"], order["rows_evaluated"], order["rows_quarantined"], order["rows_deduped"]) == \
+        ("r2", 100, 10, 1)
+    assert order["quarantine_rate"] == 0.1
+    customer = {e["entity"]: e for e in s["entities"]}["customer"]
+    assert customer["quarantine_rate"] is None and customer["drift"] == []
+    assert [(d["metric"], d["rule"], d["value"], d["median"], d["band"]) for d in order["drift"]] == \
+        [("quarantine_rate", None, 0.1, 0.02, 0.01), ("rule", "amount_range", 30.0, 3.0, 10.0)]
+    assert s["tests"] == [] and s["tests_read"] is False and s["worst"] == "warn"
+
+
+def test_exit_status_follows_fail_on():
+    warn = build(ACCOUNTING, DRIFT, RESULTS)
+    assert [(t["name"], t["status"], t["failures"]) for t in warn["tests"]] == \
+        [("order_drift_quarantine_rate", "warn", 1)]
+    assert (exit_status(warn, "never"), exit_status(warn, "warn"), exit_status(warn, "error")) == (0, FAILED, 0)
+    error = build(ACCOUNTING, DRIFT, None, {"order": "error"})
+    assert error["worst"] == "error" and exit_status(error, "error") == FAILED
+    failed_test = build(ACCOUNTING, [], {"results": [{"unique_id": "test.p.x.1", "status": "fail", "failures": 3}]})
+    assert failed_test["worst"] == "error" and exit_status(failed_test, "error") == FAILED
+    clean = build(ACCOUNTING, [d for d in DRIFT if not d["out_of_band"] is True and d["out_of_band"] != "true"],
+                  {"results": []})
+    assert clean["worst"] == "ok" and exit_status(clean, "warn") == 0
+
+
+def test_text():
+    text = to_text(build(ACCOUNTING, DRIFT, RESULTS))
+    assert "order: run r2 (2026-12-02 06:00:00): 100 evaluated, 10 quarantined (10.00%), 1 deduped" in text
+    assert "drift WARN: quarantine_rate 10.00% (median 2.00%, band ±1.00%)" in text
+    assert "drift WARN: rule amount_range 30 (median 3, band ±10)" in text
+    assert "WARN order_drift_quarantine_rate (1 failing)" in text
+    assert text.endswith("overall: warn\n")
+    assert "no run in mart_data_quality yet" in to_text(build([], []))
