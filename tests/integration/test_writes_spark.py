@@ -1,5 +1,5 @@
 """Every write that changes rows already written, on Spark's parquet tables (no DELETE, UPDATE or
-MERGE there; macros/adapters/spark.sql rewrites instead): incremental loads equal one full build,
+MERGE there; macros/adapters/spark/writes.sql rewrites instead): incremental loads equal one full build,
 replay admits and re-stamps, retention purges, and none of it appends silently. Run with
 `make test-spark`."""
 from __future__ import annotations

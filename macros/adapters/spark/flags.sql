@@ -1,0 +1,47 @@
+{#- The quality flag list as a Spark array, and the hashes and JSON built beside it. -#}
+
+{% macro spark__flag_list(items) -%}
+  {%- set empty = 'cast(array() as array<string>)' -%}
+  {%- if not items -%}{{ empty }}{%- else -%}
+  {%- set parts = [] -%}
+  {%- for item in items -%}
+    {%- do parts.append('case when ' ~ item[1] ~ ' then array(' ~ bloomery.string_literal(item[0]) ~ ') else ' ~ empty ~ ' end') -%}
+  {%- endfor -%}
+  {%- set ns = namespace(acc=parts[0]) -%}
+  {%- for p in parts[1:] -%}{%- set ns.acc = 'concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
+  {{ ns.acc }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro spark__flags_size(expr) -%}size({{ expr }}){%- endmacro %}
+
+{% macro spark__flags_contain(expr, name) -%}array_contains({{ expr }}, {{ bloomery.string_literal(name) }}){%- endmacro %}
+
+{% macro spark__flags_text(expr) -%}array_join({{ expr }}, ','){%- endmacro %}
+
+{#- sha2 hashes the UTF-8 bytes of a string and returns lowercase hex. -#}
+{% macro spark__sha256_hex(expr) -%}sha2({{ expr }}, 256){%- endmacro %}
+
+{#- to_json drops null fields unless told otherwise; a struct keeps the (sorted) key order. -#}
+{% macro spark__json_object(columns, prefix, column_prefix) -%}
+  {%- if not columns -%}'{}'{%- else -%}
+  to_json(named_struct({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %}), map('ignoreNullFields', 'false'))
+  {%- endif -%}
+{%- endmacro %}
+
+{#- get_json_object returns a string scalar unquoted (and an object or array as JSON text). Its
+    path has no quoted member `$."name"`: that becomes the bracket form `$['name']`. -#}
+{% macro spark__json_scalar(expr, path) -%}
+  get_json_object({{ expr }}, {{ bloomery.string_literal(bloomery._spark_json_path(path)) }})
+{%- endmacro %}
+
+{% macro spark__json_path(expr, path) -%}
+  get_json_object({{ expr }}, {{ bloomery.string_literal(bloomery._spark_json_path(path)) }})
+{%- endmacro %}
+
+{% macro _spark_json_path(path) -%}
+  {%- if path.startswith('$."') and path.endswith('"') -%}
+    {{ return("$['" ~ fromjson(path[2:]) ~ "']") }}
+  {%- endif -%}
+  {{ return(path) }}
+{%- endmacro %}

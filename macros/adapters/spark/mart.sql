@@ -1,0 +1,15 @@
+{#- One snapshot per run, keyed by run_id: appended, after a pre-hook rewrites away rows of the
+    same run_id (only a retried run has any). -#}
+{% macro spark__mart_data_quality(entities, reconcile) -%}
+  {%- do config(incremental_strategy='append', pre_hook=['{{ bloomery.spark_drop_run() }}']) -%}
+  {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
+{%- endmacro %}
+
+{% macro spark_drop_run() -%}
+  {%- if execute and is_incremental() -%}
+    {%- set where = 'run_id = ' ~ bloomery.string_literal(invocation_id) -%}
+    {%- if run_query('select count(*) from ' ~ this ~ ' where ' ~ where).columns[0].values()[0] > 0 -%}
+      {%- do bloomery._spark_rewrite(this, 'select * from ' ~ this ~ ' where not (' ~ where ~ ')') -%}
+    {%- endif -%}
+  {%- endif -%}
+{%- endmacro %}
