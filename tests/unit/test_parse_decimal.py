@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from bloomery import errors as E
-from bloomery.transforms.chain import ChainError, lower_chain, parse_decimal_value
+from bloomery.transforms.chain import ChainError, lower_chain
+from bloomery.transforms.decimal_text import parse_decimal_value
 from bloomery.transforms.types import SpecType, parse_type
 from spec_trees import Tree
 

@@ -12,28 +12,19 @@ from __future__ import annotations
 
 import difflib
 import re
-import zoneinfo
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
+from . import decimal_text
+from .steps import ChainError, cast_step, conversion_hint, need, type_ir
+from .temporal import lower_to_utc, parse_temporal
 from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assignable
 
 STR, INT_ARG, NUMBER, LITERAL, OPTIONS = "STR", "INT", "NUMBER", "LITERAL", "OPTIONS"
 NULLIFYING = frozenset({"split_part", "regex_extract", "nullif", "json_path"})
 MAX_PRECISION = 38
-
-
-class ChainError(Exception):
-    """A chain refused. `unknown`: the name is not a transform (UnknownTransformError);
-    `malformed`: the step is not spelled as a step at all (SpecParseError); else TypeCheckError."""
-
-    def __init__(self, index: int | None, message: str, hint: str | None = None, unknown: bool = False,
-                 malformed: bool = False):
-        super().__init__(message)
-        self.index, self.message, self.hint = index, message, hint
-        self.unknown, self.malformed = unknown, malformed
 
 
 @dataclass
@@ -55,32 +46,6 @@ class Signature:
     types: str = ""           # input -> output
     doc: str = ""             # what it does, and what it does with a value it cannot take
     declared: bool = False    # `lower` also takes the field's declared type
-
-
-def _type_ir(t: SpecType) -> dict:
-    return {"name": t.name, "precision": t.precision, "scale": t.scale} if t.name == "decimal" else {"name": t.name}
-
-
-def _cast(t: SpecType, **extra) -> tuple[SpecType, dict]:
-    return t, {"op": "cast", "type": _type_ir(t), **extra}
-
-
-def _need(input_type: SpecType, allowed: tuple[str, ...], name: str):
-    if input_type.name not in allowed:
-        raise ChainError(None, f"`{name}` takes {' or '.join(allowed)}, but the value here is {input_type}",
-                         _conversion_hint(input_type, allowed))
-
-
-def _conversion_hint(input_type: SpecType, allowed) -> str | None:
-    if "string" in allowed and input_type.name != "string":
-        return "add `to_string` before it"
-    if "decimal" in allowed and input_type.name == "string":
-        return "add `{to_decimal: [p, s]}` before it"
-    if "int" in allowed and input_type.name == "string":
-        return "add `to_int` before it"
-    if "timestamp" in allowed and input_type.name == "string":
-        return "add `{parse_ts: ISO8601}` before it"
-    return None
 
 
 def _literal_digits(text: str) -> tuple[int, int]:
@@ -137,7 +102,7 @@ _LITERAL_EXAMPLES = {"int": "0", "decimal": "0.00", "bool": "true", "date": "201
 
 def _decimal_arith(name):
     def lower(t: SpecType, args):
-        _need(t, ("decimal",), name)
+        need(t, ("decimal",), name)
         literal = _number(args[0], name)
         if name == "divide" and Decimal(literal) == 0:
             raise ChainError(None, "`divide` by zero")
@@ -147,13 +112,13 @@ def _decimal_arith(name):
             raise ChainError(None, f"`{name}` by {literal} needs decimal({p},{s}), above the cap of {MAX_PRECISION} digits",
                              "reduce the precision with a `to_decimal` before it")
         out = SpecType("decimal", p, s)
-        return out, {"op": name, "literal": literal, "type": _type_ir(out)}
+        return out, {"op": name, "literal": literal, "type": type_ir(out)}
     return lower
 
 
 def _string_op(op, *names):
     def lower(t: SpecType, args):
-        _need(t, ("string",), op)
+        need(t, ("string",), op)
         return STRING, {"op": op, **dict(zip(names, args))}
     return lower
 
@@ -161,7 +126,7 @@ def _string_op(op, *names):
 def _regex_extract(t, args):
     # a pattern the engine cannot compile, or a group it does not have, would abort every run:
     # refused here (Python's `re` stands in for the engines' parsers, which accept less, not more)
-    _need(t, ("string",), "regex_extract")
+    need(t, ("string",), "regex_extract")
     pattern, group = args
     try:
         groups = re.compile(pattern).groups
@@ -175,100 +140,45 @@ def _regex_extract(t, args):
 
 
 def _to_int(t, args):
-    _need(t, ("string", "int", "decimal", "bool"), "to_int")
+    need(t, ("string", "int", "decimal", "bool"), "to_int")
     if t.name == "int":
         return INT, {"op": "noop"}
-    return _cast(INT, via_int=(t.name == "bool"))
+    return cast_step(INT, via_int=(t.name == "bool"))
 
 
 def _to_decimal(t, args):
     p, s = args
     if not (1 <= p <= MAX_PRECISION and 0 <= s <= p):
         raise ChainError(None, f"`to_decimal` needs 1 <= p <= 38 and 0 <= s <= p, got [{p}, {s}]")
-    _need(t, ("string", "int", "decimal"), "to_decimal")
-    return _cast(SpecType("decimal", p, s))
+    need(t, ("string", "int", "decimal"), "to_decimal")
+    return cast_step(SpecType("decimal", p, s))
 
 
 def _to_bool(t, args):
-    _need(t, ("string", "int", "bool"), "to_bool")
+    need(t, ("string", "int", "bool"), "to_bool")
     if t.name == "int":
         return BOOL, {"op": "int_to_bool"}
     if t.name == "bool":
         return BOOL, {"op": "noop"}
-    return _cast(BOOL)
+    return cast_step(BOOL)
 
 
 def _to_string(t, args):
     if t.name == "string":
         return STRING, {"op": "noop"}
-    return STRING, {"op": "cast", "type": _type_ir(STRING), "marker": False}
-
-
-def _parse_temporal(out: SpecType, name: str):
-    def lower(t, args):
-        _need(t, ("string",), name)
-        fmt = args[0]
-        if fmt.upper() == "ISO8601":
-            return _cast(out, iso=True)
-        if "%" not in fmt:
-            raise ChainError(None, f"`{name}` format {fmt!r} has no % directive",
-                             "write ISO8601 or a strftime-style format such as '%d/%m/%Y'")
-        _check_format(name, fmt)
-        return out, {"op": "parse_format", "format": fmt, "type": _type_ir(out)}
-    return lower
-
-
-# The directives every engine's port reads (PostgreSQL parses the format itself, by a regex built
-# per directive), and the separators real formats use: anything else would fail in the warehouse
-# at run time, or carry text into SQL that is not a date format.
-_FORMAT_DIRECTIVES = set("YmdHMS")
-_FORMAT_LITERAL = re.compile(r"[0-9 \-/:.,_]")
-
-
-def _check_format(name: str, fmt: str):
-    seen: set[str] = set()
-    chars = iter(fmt)
-    for ch in chars:
-        if ch == "%":
-            d = next(chars, "")
-            if d == "%":
-                continue
-            if d not in _FORMAT_DIRECTIVES or d in seen:
-                what = "a lone % at the end" if not d else f"%{d} twice" if d in seen else f"%{d}"
-                raise ChainError(None, f"`{name}` format {fmt!r} uses {what}",
-                                 "use ISO8601, or the directives %Y %m %d %H %M %S (each at most once) and %%")
-            seen.add(d)
-        elif not _FORMAT_LITERAL.fullmatch(ch):
-            raise ChainError(None, f"`{name}` format {fmt!r} holds {ch!r}, which is not a date separator",
-                             "separate the directives with spaces, digits or one of - / : . , _ (a letter is a pattern letter on Spark)")
-
-
-# An IANA zone name: what every engine's time-zone conversion takes (checked against this
-# machine's zone database when it has one, so a misspelt zone is refused here, not in the warehouse)
-_ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*")
-
-
-def _to_utc(t, args):
-    _need(t, ("timestamp",), "to_utc")
-    zone = args[0]
-    known = zoneinfo.available_timezones()
-    if not _ZONE.fullmatch(zone) or (known and zone not in known and zone != "UTC"):
-        close = difflib.get_close_matches(zone, sorted(known), n=1) if known else []
-        raise ChainError(None, f"`to_utc` zone {zone!r} is not a time-zone name",
-                         f"did you mean {close[0]!r}?" if close else "write an IANA zone such as Europe/Paris")
-    return TIMESTAMP, {"op": "to_utc", "zone": args[0]}
+    return STRING, {"op": "cast", "type": type_ir(STRING), "marker": False}
 
 
 def _coalesce(t, args):
-    return t, {"op": "coalesce", "literal": _literal_for(t, args[0], "coalesce"), "type": _type_ir(t)}
+    return t, {"op": "coalesce", "literal": _literal_for(t, args[0], "coalesce"), "type": type_ir(t)}
 
 
 def _nullif(t, args):
-    return t, {"op": "nullif", "literal": _literal_for(t, args[0], "nullif"), "type": _type_ir(t)}
+    return t, {"op": "nullif", "literal": _literal_for(t, args[0], "nullif"), "type": type_ir(t)}
 
 
 def _json_path(t, args):
-    _need(t, ("variant", "string"), "json_path")
+    need(t, ("variant", "string"), "json_path")
     if not re.fullmatch(r"\$(\.[A-Za-z_][A-Za-z0-9_]*)+", args[0]):
         raise ChainError(None, f"`json_path` path {args[0]!r} is not of the form $.a.b")
     # `text`: the input is a document still to be parsed, which may not parse (a variant already did)
@@ -279,22 +189,22 @@ def _round(t, args):
     d = args[0]
     if d < 0:
         raise ChainError(None, "`round` needs digits >= 0")
-    _need(t, ("int", "decimal"), "round")
+    need(t, ("int", "decimal"), "round")
     if t.name == "int":
-        return INT, {"op": "round", "digits": d, "type": _type_ir(INT)}
+        return INT, {"op": "round", "digits": d, "type": type_ir(INT)}
     out = SpecType("decimal", max(t.precision - t.scale + d, d, 1), d)
     if out.precision > MAX_PRECISION:
         raise ChainError(None, f"`round` result {out} exceeds {MAX_PRECISION} digits")
-    return out, {"op": "round", "digits": d, "type": _type_ir(out)}
+    return out, {"op": "round", "digits": d, "type": type_ir(out)}
 
 
 def _abs(t, args):
-    _need(t, ("int", "decimal"), "abs")
+    need(t, ("int", "decimal"), "abs")
     return t, {"op": "abs"}
 
 
 def _enum_map(t, args):
-    _need(t, ("string",), "enum_map")
+    need(t, ("string",), "enum_map")
     if len(args) < 2 or len(args) % 2:
         raise ChainError(None, "`enum_map` takes pairs: [from, to, from, to, ...]",
                          "give an even number of values, at least two")
@@ -303,148 +213,8 @@ def _enum_map(t, args):
 
 
 def _convert(t, args):
-    _need(t, ("decimal",), "convert")
+    need(t, ("decimal",), "convert")
     return t, {"op": "convert", "currency": args[0]}
-
-
-# -- parse_decimal ---------------------------------------------------------------------------------
-# A locale-formatted number read into the field's decimal type. The format becomes one anchored
-# pattern, written here once for every engine (classes, `{m,n}`, `|`, capturing groups only: RE2,
-# POSIX ARE/ERE and Java read it alike), and a list of texts to remove from a value that matched;
-# the decimal separator then becomes '.', and the text is cast like any other. A value that does
-# not match is a coercion failure; so is one the cast refuses (too many integer digits).
-#
-#     blanks* ( sign? N | sign? C blanks* N | C blanks* sign N | sign? N blanks* C ) blanks*
-#     N = ( d{1,3} (G d{3})+ | d+ ) (D d+)?        (without a group separator: d+ (D d+)?)
-#
-# Blanks are the space, U+00A0 and U+202F; a blank group separator stands for any of the three.
-_BLANKS = (" ", "\u00a0", "\u202f")
-_BLANK = "[" + "".join(_BLANKS) + "]"
-_DECIMAL_OPTIONS = ("decimal", "group", "currency")
-
-
-def _regex_char(ch: str) -> str:
-    """`ch` as a literal in every engine's regex: a class where that is enough (no backslash to
-    travel through each dialect's string literals), an escape where a class would not be."""
-    if ch in "[]\\^":
-        return "\\" + ch
-    if ch in ".$|()*+?{}":
-        return "[" + ch + "]"
-    return ch
-
-
-def _separator(options: dict, key: str) -> str | None:
-    value = options.get(key)
-    if value is None:
-        return None
-    if key == "group" and value == "space":
-        return " "
-    if value == "":
-        # spec text is read without its surrounding blanks: `" "` arrives empty
-        raise ChainError(None, f"`parse_decimal` {key} separator is empty (a quoted blank is read as empty)",
-                         "write `group: space` for a blank (any of space, U+00A0, U+202F), or leave `group` out "
-                         "when values have none" if key == "group" else 'write one character, e.g. `decimal: ","`')
-    if not isinstance(value, str):
-        raise ChainError(None, f"`parse_decimal` option `{key}` is {value!r}: it is one character",
-                         f'write it quoted, e.g. `{key}: ","`')
-    if len(value) != 1:
-        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is not one character",
-                         f'write one character, e.g. `{key}: ","`' + (", or `group: space` for a blank" if key == "group" else ""))
-    if value.isdigit():
-        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a digit",
-                         "separators are punctuation such as , . ' (or `group: space`)")
-    if value in "+-":
-        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a sign",
-                         "separators are punctuation such as , . ' (or `group: space`)")
-    if value.isalpha():
-        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a letter",
-                         "separators are punctuation such as , . ' (or `group: space`)")
-    if value.isspace() and (key == "decimal" or value not in _BLANKS):
-        raise ChainError(None, f"`parse_decimal` {key} separator {value!r} is a blank"
-                         + (", which surrounds values" if key == "decimal" else " other than a space, U+00A0 or U+202F"),
-                         "write the decimal separator as , or ." if key == "decimal" else "write `group: space` (it stands for every blank)")
-    return value
-
-
-def _currencies(options: dict, separators: set[str]) -> list[str]:
-    value = options.get("currency")
-    if value is None:
-        return []
-    symbols = [value] if isinstance(value, str) else value
-    if not isinstance(symbols, list) or not all(isinstance(c, str) for c in symbols):
-        raise ChainError(None, f"`parse_decimal` option `currency` is {value!r}",
-                         'write a symbol or a list of them: `currency: ["€", "EUR"]`')
-    if not symbols:
-        raise ChainError(None, "`parse_decimal` currency lists no symbol: give at least one, or leave `currency` out",
-                         'write e.g. `currency: ["€", "EUR"]`')
-    for c in symbols:
-        problem = ("is empty" if not c else
-                   "holds a digit" if any(ch.isdigit() for ch in c) else
-                   "holds a sign" if any(ch in "+-" for ch in c) else
-                   "holds a blank" if any(ch.isspace() for ch in c) else
-                   "is made of the separators only" if set(c) <= separators else None)
-        if problem:
-            raise ChainError(None, f"`parse_decimal` currency symbol {c!r} {problem}: a value could read two ways",
-                             "a currency symbol has no digit, sign or blank and is not made of the separators "
-                             "(€, EUR, Fr. and kr. are fine)")
-    if len(set(symbols)) != len(symbols):
-        raise ChainError(None, "`parse_decimal` currency names a symbol twice", "list each symbol once")
-    # longest first: a symbol inside another (`$` in `US$`) never splits it
-    return sorted(symbols, key=lambda c: (-len(c), c))
-
-
-def _parse_decimal(t, args, declared):
-    _need(t, ("string",), "parse_decimal")
-    options = args[0]
-    unknown = [k for k in options if k not in _DECIMAL_OPTIONS]
-    if unknown:
-        close = difflib.get_close_matches(str(unknown[0]), _DECIMAL_OPTIONS, n=1)
-        raise ChainError(None, f"`parse_decimal` has no option `{unknown[0]}`; its options are decimal, group, currency",
-                         f"did you mean `{close[0]}`?" if close else f"write it as {EXAMPLES['parse_decimal']}")
-    if "decimal" not in options:
-        raise ChainError(None, "`parse_decimal` needs its `decimal` separator",
-                         f"write it as {EXAMPLES['parse_decimal']}")
-    decimal = _separator(options, "decimal")
-    group = _separator(options, "group")
-    if group is not None and (group == decimal):
-        raise ChainError(None, f"`parse_decimal` format is ambiguous: decimal and group separator are both {decimal!r}, "
-                         f"so `1{decimal}234` could read 1234 or 1.234", "the decimal and group separators must differ, "
-                         'e.g. `{decimal: ",", group: "."}`; leave `group` out when values have none')
-    currency = _currencies(options, {decimal} | ({group} if group else set()))
-    if declared.name != "decimal":
-        raise ChainError(None, f"`parse_decimal` reads a number into the field's decimal type, but the field is declared {declared}",
-                         "declare the field decimal(p,s): the parse reads into that width")
-    digits = "[0-9]"
-    g = None if group is None else (_BLANK if group in _BLANKS else _regex_char(group))
-    integer = f"{digits}+" if g is None else f"({digits}{{1,3}}({g}{digits}{{3}})+|{digits}+)"
-    number = f"{integer}({_regex_char(decimal)}{digits}+)?"
-    sign = "[+-]"
-    if currency:
-        c = "(" + "|".join("".join(_regex_char(ch) for ch in sym) for sym in currency) + ")"
-        body = (f"({sign}?{number}|{sign}?{c}{_BLANK}*{number}|{c}{_BLANK}*{sign}{number}"
-                f"|{sign}?{number}{_BLANK}*{c})")
-    else:
-        body = f"{sign}?{number}"
-    pattern = f"^{_BLANK}*{body}{_BLANK}*$"
-    # what a value that matched is cleared of, in order: the currency, blanks, a plus sign, the
-    # group separator (a blank one went with the blanks); then the decimal separator becomes '.'
-    remove = currency + list(_BLANKS) + ["+"] + ([group] if group and group not in _BLANKS else [])
-    sample = f"-1{group or ''}234{decimal}50" + (f" {currency[-1]}" if currency else "")
-    return declared, {"op": "parse_decimal", "pattern": pattern, "remove": remove, "decimal": decimal,
-                      "sample": sample, "type": _type_ir(declared)}
-
-
-def parse_decimal_value(text: str | None, step: dict) -> Decimal | None:
-    """What a `parse_decimal` step makes of `text`, as the SQL does: None where the value is a
-    coercion failure (or NULL). The reference the engines are tested against."""
-    if text is None or not re.fullmatch(step["pattern"], text):
-        return None
-    for part in step["remove"]:
-        text = text.replace(part, "")
-    value = Decimal(text.replace(step["decimal"], "."))
-    t = step["type"]
-    value = value.quantize(Decimal(1).scaleb(-t["scale"]), rounding="ROUND_HALF_UP")
-    return value if len(value.as_tuple().digits) - t["scale"] <= t["precision"] - t["scale"] else None
 
 
 _CAST_FAILS = "A value that does not convert is a coercion failure (`coercible`)."
@@ -482,14 +252,14 @@ REGISTRY: dict[str, Signature] = {
                             "`parse_decimal`). " + _CAST_FAILS),
     "to_bool": Signature((), _to_bool, "to_bool", types="string, int, bool → bool",
                          doc="Casts to boolean; an integer is true when it is not 0. " + _CAST_FAILS),
-    "parse_ts": Signature((STR,), _parse_temporal(TIMESTAMP, "parse_ts"), "{parse_ts: ISO8601}",
+    "parse_ts": Signature((STR,), parse_temporal(TIMESTAMP, "parse_ts"), "{parse_ts: ISO8601}",
                           "format (string): ISO8601, or %Y %m %d %H %M %S with separators", "string → timestamp",
                           "Reads a timestamp (ISO8601: an offset is converted to UTC). " + _CAST_FAILS),
-    "parse_date": Signature((STR,), _parse_temporal(DATE, "parse_date"), '{parse_date: "%d/%m/%Y"}',
+    "parse_date": Signature((STR,), parse_temporal(DATE, "parse_date"), '{parse_date: "%d/%m/%Y"}',
                             "format (string): ISO8601, or %Y %m %d with separators", "string → date",
                             "Reads a date. " + _CAST_FAILS),
-    "parse_decimal": Signature((OPTIONS,), _parse_decimal,
-                               '{parse_decimal: {decimal: ",", group: ".", currency: ["€", "EUR"]}}',
+    "parse_decimal": Signature((OPTIONS,), decimal_text.lower,
+                               decimal_text.EXAMPLE,
                                "options: `decimal` (one character, required), `group` (one character, or `space` "
                                "for any blank; none when left out), `currency` (a symbol or a list)",
                                "string → the field's decimal(p,s)",
@@ -498,7 +268,7 @@ REGISTRY: dict[str, Signature] = {
                                "blanks around are ignored. A value that does not match the format, or does not "
                                "fit the field, is a coercion failure (`coercible`), like a failed cast. A format "
                                "that could read a text two ways is refused.", declared=True),
-    "to_utc": Signature((STR,), _to_utc, "{to_utc: Europe/Paris}", "zone (IANA name)", "timestamp → timestamp",
+    "to_utc": Signature((STR,), lower_to_utc, "{to_utc: Europe/Paris}", "zone (IANA name)", "timestamp → timestamp",
                         "Reads a zoneless wall-clock time in the zone and gives it in UTC."),
     "coalesce": Signature((LITERAL,), _coalesce, '{coalesce: "0"}', "literal (string or integer) of the value's type",
                           "T → T", "Replaces NULL with the literal. After a cast it does not hide a failed one "
@@ -606,14 +376,14 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
             steps.append(step)
     if current != declared:
         if not chain or assignable(current, declared):
-            _, step = _cast(declared, final=True)
+            _, step = cast_step(declared, final=True)
             _mark_source(step, current)
             if current.name == "bool" and declared.name == "string":
                 step["marker"] = False
             steps.append(step)
         else:
             raise ChainError(None, f"the chain produces {current} but the field is declared {declared}",
-                             _conversion_hint(current, (declared.name,)) or "end the chain with a conversion to the declared type")
+                             conversion_hint(current, (declared.name,)) or "end the chain with a conversion to the declared type")
     casts = sum(1 for s in steps if _is_coercion_point(s))
     return Lowered(steps, declared, nullifying, casts, names)
 
