@@ -1428,7 +1428,7 @@ def _enum_admissible(low: Lowered) -> list[str] | None:
     return sorted(admissible or [])
 
 
-class _CharsetError(ValueError):
+class _CharsetError(E.Refusal):
     def __init__(self, message: str, where: tuple = ()):
         super().__init__(message)
         self.where = where

@@ -58,6 +58,19 @@ class BloomeryError(Exception):
         return (loc.file, loc.line, loc.column, loc.path, type(self).__name__, self.message)
 
 
+class Refusal(BloomeryError):
+    """Raised by a pure checker (a transform chain, an `expression` rule, a portable regex, a
+    charset) that knows what is wrong but not where the spec says it: the compiler catches it and
+    reports a located error of the right class (TypeCheckError, GuardrailError, ...). Its text is
+    the message alone; the location is the caller's to add."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message, None, hint)
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)
+
+
 # -- parse ---------------------------------------------------------------------------------
 class SpecParseError(BloomeryError):
     stage = "parse"

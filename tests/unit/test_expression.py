@@ -11,6 +11,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 from sqlglot.tokens import TokenType
 
+from bloomery.errors import BloomeryError
 from bloomery.rules.expression import (
     CheckedExpression,
     ExpressionError,
@@ -157,7 +158,7 @@ def test_invalid(expr, fragment):
     with pytest.raises(ExpressionError) as info:
         check_expression(expr, KNOWN)
     assert fragment in str(info.value)
-    assert isinstance(info.value, ValueError)
+    assert isinstance(info.value, BloomeryError)  # one error root (errors.py)
 
 
 def test_unknown_column_message_suggests_close_matches():

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bloomery.errors import BloomeryError
 from bloomery.rules.regex_subset import PortableRegexError, check_portable_regex
 
 ACCEPTED = [
@@ -159,7 +160,7 @@ def test_refused_by_name(pattern, construct):
         check_portable_regex(pattern)
     error = info.value
     assert error.construct == construct
-    assert isinstance(error, ValueError)
+    assert isinstance(error, BloomeryError)  # one error root (errors.py)
     message = str(error)
     assert message.startswith(construct)
     assert "\n" not in message

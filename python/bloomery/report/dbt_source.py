@@ -13,12 +13,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..errors import BloomeryError
 
-class DbtQueryError(Exception):
+
+class DbtQueryError(BloomeryError):
+    """dbt could not parse the project or run a query; its text is dbt's own messages."""
+
+    stage = "dbt"
+
     def __init__(self, what: str, messages: list[str]):
         self.what, self.messages = what, messages
         detail = "\n".join(f"  {line}" for m in messages for line in m.strip().splitlines() if line.strip())
         super().__init__(what + (":\n" + detail if detail else ""))
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)
 
 
 class DbtSession:

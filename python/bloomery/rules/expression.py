@@ -33,6 +33,8 @@ from sqlglot.expressions.dml import DML
 from sqlglot.expressions.query import Query
 from sqlglot.tokens import TokenType
 
+from ..errors import Refusal
+
 __all__ = ["CheckedExpression", "ExpressionError", "check_expression", "column_token"]
 
 # Everything starting with this is ours: a user literal containing it would be rewritten by
@@ -161,7 +163,7 @@ _FORMS = {
 }
 
 
-class ExpressionError(ValueError):
+class ExpressionError(Refusal):
     """An `expression` rule refused; the message says what is wrong and what to write."""
 
 

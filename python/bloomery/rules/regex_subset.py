@@ -21,6 +21,8 @@ import re
 import string
 from typing import NamedTuple, NoReturn
 
+from ..errors import Refusal
+
 __all__ = ["PortableRegexError", "check_portable_regex"]
 
 # Postgres ARE caps a bound at 255 (RE_DUP_MAX); RE2 allows 1000, Python far more.
@@ -75,7 +77,7 @@ _GROUP_OPENERS = (
 _INLINE_FLAG_CHARS = frozenset("aiLmsux-^")
 
 
-class PortableRegexError(ValueError):
+class PortableRegexError(Refusal):
     """A pattern outside the portable subset.
 
     `construct` is a short name for what was refused ("capturing group", "unanchored pattern"),

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import Location, SpecParseError
+from ..errors import Location, Refusal, SpecParseError
 
 try:  # libyaml is much faster on large spec trees
     _BaseLoader = yaml.CSafeLoader
@@ -89,8 +89,12 @@ class YamlDocument:
 MAX_SPEC_FILE_BYTES = 2 * 1024 * 1024
 
 
-class _TooLarge(Exception):
-    """The document goes beyond a budget of `_Builder`; args: (node, which budget)."""
+class _TooLarge(Refusal):
+    """The document goes beyond a budget of `_Builder` at `node` (located by the caller)."""
+
+    def __init__(self, node, budget: str):
+        super().__init__(f"the document goes beyond the {budget} budget")
+        self.node, self.budget = node, budget
 
 
 class _Builder:
@@ -243,7 +247,7 @@ def load_yaml(text: str, file: str) -> tuple[YamlDocument | None, list[SpecParse
     try:
         value = builder.build(nodes[0], ())
     except (_TooLarge, RecursionError) as exc:
-        node, budget = exc.args if isinstance(exc, _TooLarge) else (nodes[0], "depth")
+        node, budget = (exc.node, exc.budget) if isinstance(exc, _TooLarge) else (nodes[0], "depth")
         message, hint = _BUDGET_MESSAGES[budget]
         return None, [SpecParseError(message, Location(file, node.start_mark.line + 1, node.start_mark.column + 1, ""),
                                      hint)]

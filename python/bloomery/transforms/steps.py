@@ -2,10 +2,11 @@
 cast, and the input-type check with its hint."""
 from __future__ import annotations
 
+from ..errors import Refusal
 from .types import SpecType
 
 
-class ChainError(Exception):
+class ChainError(Refusal):
     """A chain refused. `unknown`: the name is not a transform (UnknownTransformError);
     `malformed`: the step is not spelled as a step at all (SpecParseError); else TypeCheckError."""
 
