@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
+from .resolve.naming import assert_name, rule_name, unique_name
 from .rules.regex_subset import PortableRegexError, check_portable_regex
 from .spec.documents import SpecDocument, discover_specs, read_document
 from .spec.yaml_source import format_path
@@ -47,7 +48,6 @@ CHARSET_MAX = 1024
 # expression is too complex"; DuckDB's RE2 refuses `.{1,255}` x 250 with "pattern too large" and
 # takes seconds to compile x 150. Real rules stay far below this limit.
 PATTERN_MAX_POSITIONS = 5000
-_RULE_NAME = re.compile(r"[^a-z0-9_]")
 # What cannot sit inside a quoted SQL identifier as written: the shipped dialects quote with " or `
 # and dbt's adapter.quote does not escape either; control characters have no place in a name.
 # Nor a Jinja delimiter: dbt renders names in the YAML it reads (a source's name among them).
@@ -611,7 +611,7 @@ class _Compiler:
             if rule["rule"] == "referential":
                 r = self.referential_rule(name, entity, i, rule, relationships, types, rules, by_entity)
                 if r:
-                    r["name"] = _unique(r["name"], generated)
+                    r["name"] = unique_name(r["name"], generated)
                     rules.append(r)
         authored = set()
         for i, rule in enumerate(entity.get("quality", [])):
@@ -734,7 +734,7 @@ class _Compiler:
                     return
                 seen[same] = rule
                 rule["mappings"] = [scope]
-            rule["name"] = _unique(base, generated)
+            rule["name"] = unique_name(base, generated)
             out.append(rule)
         for section in ("key", "fields"):
             for col, spec in doc.value.get(section, {}).items():
@@ -765,12 +765,12 @@ class _Compiler:
                         continue
                     r["disposition"] = disposition
                     r["path"] = f"{label}.{_fmt(path)}"
-                    add(_rule_name(col, kind, rule), r)
+                    add(rule_name(col, kind, rule), r)
                 if explicit_coercible:
                     continue
                 if low.nullifying and col not in dedupe_cols:
                     continue
-                add(_rule_name(col, "coercible", {}), {"rule": "coercible",
+                add(rule_name(col, "coercible", {}), {"rule": "coercible",
                     "column": col, "disposition": "fail" if col in dedupe_cols else "quarantine",
                     "implicit": True, "path": f"{label}.{section}.{col}"})
         return out
@@ -971,7 +971,7 @@ class _Compiler:
                 value = clause[kind]
                 if kind in ("min", "max"):
                     value = _bound_literal(value, t)
-                out.append({"name": f"{name}_{fname}_{kind}", "column": fname, "kind": kind, "value": value,
+                out.append({"name": assert_name(name, fname, kind), "column": fname, "kind": kind, "value": value,
                             "column_type": _type_ir(t)})
         return out
 
@@ -1326,24 +1326,6 @@ def _duration(text: str) -> dict:
 def _minutes(text: str) -> int:
     """A freshness duration (`^[1-9][0-9]{0,4}[mhdw]$`) in minutes, to compare two of them."""
     return int(text[:-1]) * FRESHNESS_MINUTES[text[-1]]
-
-
-def _rule_name(col: str, kind: str, rule: dict) -> str:
-    name = f"{col}_{kind}"
-    if kind in ("range", "length"):
-        has = [b for b in ("min", "max") if b in rule]
-        if len(has) == 1:
-            name += "_" + has[0]
-    return _RULE_NAME.sub("_", name.lower())
-
-
-def _unique(name: str, taken: list[str]) -> str:
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}_{n}"
-    taken.append(candidate)
-    return candidate
 
 
 def _iso_date(text: str) -> bool:

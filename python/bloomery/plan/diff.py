@@ -13,7 +13,6 @@ are unique per entity, not per project), `dedupe:<e>`, `quarantine:<e>`, `reconc
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -22,6 +21,7 @@ from typing import NamedTuple
 
 from ..compiler import ProjectIR
 from ..errors import PlanError, RenameTargetMissing
+from ..resolve.naming import assert_name, renamed_rule_name
 from ..transforms.types import SpecType, assignable
 from .facts import IR_VERSION, facts_of
 from .scope import Edge, parents_first, propagate
@@ -114,7 +114,6 @@ class _Finding:
 
 
 _RULE_META = frozenset({"name", "rule", "column", "disposition", "on_missing", "path", "implicit"})
-_NAME_CHARS = re.compile(r"[^a-z0-9_]")
 
 
 class _Differ:
@@ -731,15 +730,6 @@ def _show(v) -> str:
 
 
 # -- renames ------------------------------------------------------------------------------------
-def _sanitize(col: str) -> str:
-    return _NAME_CHARS.sub("_", col.lower())
-
-
-def _rename_rule_name(name: str, old: str, new: str) -> str:
-    prefix = _sanitize(old) + "_"
-    return _sanitize(new) + "_" + name[len(prefix):] if name.startswith(prefix) else name
-
-
 def _rename_entity(ir: dict, ren: dict[str, str], all_renames: dict[str, dict[str, str]]) -> dict:
     r = lambda c: ren.get(c, c)  # noqa: E731
     ir = copy.deepcopy(ir)
@@ -763,13 +753,13 @@ def _rename_entity(ir: dict, ren: dict[str, str], all_renames: dict[str, dict[st
             rule["column"] = r(col) if col else col
         elif col in ren:
             rule["column"] = ren[col]
-            rule["name"] = _rename_rule_name(rule["name"], col, ren[col])
+            rule["name"] = renamed_rule_name(rule["name"], col, ren[col])
         if "columns" in rule:
             rule["columns"] = [r(c) for c in rule["columns"]]
     for a in ir.get("asserts", []):
         if a["column"] in ren:
             a["column"] = ren[a["column"]]
-            a["name"] = f"{name}_{a['column']}_{a['kind']}"
+            a["name"] = assert_name(name, a["column"], a["kind"])
     return ir
 
 
