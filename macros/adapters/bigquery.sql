@@ -29,18 +29,9 @@
   regexp_contains({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
-{% macro bigquery__flag_list(items) -%}
-  {%- set empty = 'cast([] as array<string>)' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then [' ~ bloomery.string_literal(item[0]) ~ '] else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'array_concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
+{% macro bigquery__flags_empty() -%}{{ return('cast([] as array<string>)') }}{%- endmacro %}
+{% macro bigquery__flags_of(name_literal) -%}{{ return('[' ~ name_literal ~ ']') }}{%- endmacro %}
+{% macro bigquery__flags_concat(left, right) -%}{{ return('array_concat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
 
 {% macro bigquery__flags_size(expr) -%}array_length({{ expr }}){%- endmacro %}
 

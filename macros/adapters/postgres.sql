@@ -45,23 +45,13 @@
   {%- endif -%}
 {%- endmacro %}
 
-{% macro postgres__flag_list(items) -%}
-  {%- set empty = 'cast(array[] as text[])' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then array[' ~ bloomery.string_literal(item[0]) ~ ']::text[] else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'array_cat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
+{% macro postgres__flags_empty() -%}{{ return('cast(array[] as text[])') }}{%- endmacro %}
+{% macro postgres__flags_of(name_literal) -%}{{ return('array[' ~ name_literal ~ ']::text[]') }}{%- endmacro %}
+{% macro postgres__flags_concat(left, right) -%}{{ return('array_cat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
 
 {#- array_length of an empty array is NULL, not 0. -#}
 {% macro postgres__flags_size(expr) -%}coalesce(array_length({{ expr }}, 1), 0){%- endmacro %}
 
-{% macro postgres__flags_contain(expr, name) -%}({{ bloomery.string_literal(name) }} = any({{ expr }})){%- endmacro %}
 
 {#- sha256 takes bytea and returns bytea. -#}
 {% macro postgres__sha256_hex(expr) -%}encode(sha256(convert_to({{ expr }}, 'UTF8')), 'hex'){%- endmacro %}

@@ -23,18 +23,9 @@
   regexp_like({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
-{% macro snowflake__flag_list(items) -%}
-  {%- set empty = 'array_construct()' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then array_construct(' ~ bloomery.string_literal(item[0]) ~ ') else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'array_cat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
+{% macro snowflake__flags_empty() -%}{{ return('array_construct()') }}{%- endmacro %}
+{% macro snowflake__flags_of(name_literal) -%}{{ return('array_construct(' ~ name_literal ~ ')') }}{%- endmacro %}
+{% macro snowflake__flags_concat(left, right) -%}{{ return('array_cat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
 
 {% macro snowflake__flags_size(expr) -%}array_size({{ expr }}){%- endmacro %}
 

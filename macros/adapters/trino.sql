@@ -13,18 +13,9 @@
   regexp_like({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
-{% macro trino__flag_list(items) -%}
-  {%- set empty = 'cast(array[] as array(varchar))' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then array[' ~ bloomery.string_literal(item[0]) ~ '] else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
+{% macro trino__flags_empty() -%}{{ return('cast(array[] as array(varchar))') }}{%- endmacro %}
+{% macro trino__flags_of(name_literal) -%}{{ return('array[' ~ name_literal ~ ']') }}{%- endmacro %}
+{% macro trino__flags_concat(left, right) -%}{{ return('concat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
 
 {% macro trino__flags_size(expr) -%}cardinality({{ expr }}){%- endmacro %}
 

@@ -7,7 +7,7 @@
 
 {% macro default__assert_engine_supported() -%}{%- endmacro %}
 
-{#- DuckDB 1.3 or newer: the flag list filters with a `lambda x:` (see default__flag_list). -#}
+{#- DuckDB 1.3 or newer: the flag list filters with a `lambda x:` (see duckdb__flag_list, macros/adapters/duckdb/flags.sql). -#}
 {% macro duckdb__assert_engine_supported() -%}
   {%- if execute -%}
     {%- set version = run_query("select library_version from pragma_version()").rows[0][0] -%}

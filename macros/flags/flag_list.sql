@@ -1,28 +1,36 @@
 {#- The flag column: the names of the rules a row fired, in lexicographic order, never NULL.
-    `items` is a list of [rule name, verdict sql] already sorted by name. -#}
+    `items` is a list of [rule name, verdict sql] already sorted by name.
+
+    The portable form is a chain of concatenations, one per rule: `case when <verdict> then
+    [name] else [] end`, folded left. Engines differ only in how they spell an empty list, a list
+    of one name and a concatenation, so those three are dispatched (flags_empty, flags_of,
+    flags_concat) and no engine copies the chain. DuckDB has a cheaper form of its own
+    (macros/adapters/duckdb/flags.sql); Redshift, without arrays, a string (adapters/redshift.sql). -#}
 {% macro flag_list(items) -%}
   {{ return(adapter.dispatch('flag_list', 'bloomery')(items)) }}
 {%- endmacro %}
 
-{#- One list of every rule's name or NULL, the NULLs filtered out: a chain of list_concat, one per
-    rule, costs a list per rule per row. `lambda x:` is DuckDB 1.3's syntax (2.0 refuses `->`);
-    assert_engine_supported refuses an older DuckDB. -#}
 {% macro default__flag_list(items) -%}
-  {%- if not items -%}cast([] as {{ bloomery.type_name({'name': 'string'}) }}[])
-  {%- else -%}
-  list_filter([{% for item in items %}case when {{ item[1] }} then {{ bloomery.string_literal(item[0]) }} end{{ ", " if not loop.last }}{% endfor %}], lambda x: x is not null)
+  {%- set empty = bloomery.flags_empty() -%}
+  {%- if not items -%}{{ empty }}{%- else -%}
+  {%- set parts = [] -%}
+  {%- for item in items -%}
+    {%- do parts.append('case when ' ~ item[1] ~ ' then ' ~ bloomery.flags_of(bloomery.string_literal(item[0])) ~ ' else ' ~ empty ~ ' end') -%}
+  {%- endfor -%}
+  {%- set ns = namespace(acc=parts[0]) -%}
+  {%- for p in parts[1:] -%}{%- set ns.acc = bloomery.flags_concat(ns.acc, p) -%}{%- endfor -%}
+  {{ ns.acc }}
   {%- endif -%}
 {%- endmacro %}
 
 {% macro empty_flags() -%}{{ bloomery.flag_list([]) }}{%- endmacro %}
 
-{#- Number of names in a flag column. -#}
-{% macro flags_size(expr) -%}
-  {{ return(adapter.dispatch('flags_size', 'bloomery')(expr)) }}
-{%- endmacro %}
-{% macro default__flags_size(expr) -%}len({{ expr }}){%- endmacro %}
+{#- The three spellings the chain is made of; the defaults are SQL:2003's array syntax. -#}
+{% macro flags_empty() -%}{{ return(adapter.dispatch('flags_empty', 'bloomery')()) }}{%- endmacro %}
+{% macro default__flags_empty() -%}{{ return('cast(array[] as ' ~ bloomery.type_name({'name': 'string'}) ~ ' array)') }}{%- endmacro %}
 
-{% macro flags_contain(expr, name) -%}
-  {{ return(adapter.dispatch('flags_contain', 'bloomery')(expr, name)) }}
-{%- endmacro %}
-{% macro default__flags_contain(expr, name) -%}list_contains({{ expr }}, {{ bloomery.string_literal(name) }}){%- endmacro %}
+{% macro flags_of(name_literal) -%}{{ return(adapter.dispatch('flags_of', 'bloomery')(name_literal)) }}{%- endmacro %}
+{% macro default__flags_of(name_literal) -%}{{ return('array[' ~ name_literal ~ ']') }}{%- endmacro %}
+
+{% macro flags_concat(left, right) -%}{{ return(adapter.dispatch('flags_concat', 'bloomery')(left, right)) }}{%- endmacro %}
+{% macro default__flags_concat(left, right) -%}{{ return('(' ~ left ~ ' || ' ~ right ~ ')') }}{%- endmacro %}

@@ -190,12 +190,6 @@
       )
 {%- endmacro %}
 
-{#- A flag column as comparable text (lists do not compare the same way on every engine). -#}
-{% macro flags_text(expr) -%}
-  {{ return(adapter.dispatch('flags_text', 'bloomery')(expr)) }}
-{%- endmacro %}
-{% macro default__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}
-
 {#- The manifest node of a model (or, for a type 2 entity, the snapshot) generated for this project. -#}
 {% macro _node(name) -%}
   {%- for node in graph.nodes.values() if node.resource_type in ('model', 'snapshot') and node.name == name -%}

@@ -1,17 +1,8 @@
 {#- The quality flag list as a Spark array, and the hashes and JSON built beside it. -#}
 
-{% macro spark__flag_list(items) -%}
-  {%- set empty = 'cast(array() as array<string>)' -%}
-  {%- if not items -%}{{ empty }}{%- else -%}
-  {%- set parts = [] -%}
-  {%- for item in items -%}
-    {%- do parts.append('case when ' ~ item[1] ~ ' then array(' ~ bloomery.string_literal(item[0]) ~ ') else ' ~ empty ~ ' end') -%}
-  {%- endfor -%}
-  {%- set ns = namespace(acc=parts[0]) -%}
-  {%- for p in parts[1:] -%}{%- set ns.acc = 'concat(' ~ ns.acc ~ ', ' ~ p ~ ')' -%}{%- endfor -%}
-  {{ ns.acc }}
-  {%- endif -%}
-{%- endmacro %}
+{% macro spark__flags_empty() -%}{{ return('cast(array() as array<string>)') }}{%- endmacro %}
+{% macro spark__flags_of(name_literal) -%}{{ return('array(' ~ name_literal ~ ')') }}{%- endmacro %}
+{% macro spark__flags_concat(left, right) -%}{{ return('concat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
 
 {% macro spark__flags_size(expr) -%}size({{ expr }}){%- endmacro %}
 

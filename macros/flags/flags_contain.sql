@@ -1,0 +1,5 @@
+{#- Whether a flag column holds the rule `name` (a quantified comparison by default). -#}
+{% macro flags_contain(expr, name) -%}
+  {{ return(adapter.dispatch('flags_contain', 'bloomery')(expr, name)) }}
+{%- endmacro %}
+{% macro default__flags_contain(expr, name) -%}({{ bloomery.string_literal(name) }} = any({{ expr }})){%- endmacro %}
