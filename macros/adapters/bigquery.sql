@@ -1,14 +1,17 @@
 {#- Every bigquery override of the package in one place: the engine's differences, and why.
     BigQuery is rendered and parsed (tests/dialects), not run: no server here. -#}
 
+{% macro bigquery__type_names() -%}
+  {{ return({'string': 'string', 'int': 'int64', 'bool': 'bool', 'date': 'date',
+             'timestamp': 'timestamp', 'variant': 'json', 'decimal': 'numeric'}) }}
+{%- endmacro %}
+
 {#- NUMERIC(P, S) holds S <= 9 and P - S <= 29; wider decimals are BIGNUMERIC(P, S). -#}
 {% macro bigquery__type_name(type) -%}
-  {%- set names = {'string': 'string', 'int': 'int64', 'bool': 'bool', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'json'} -%}
   {%- if type.name == 'decimal' -%}
     {%- set p, s = type.precision | int, type.scale | int -%}
     {{ 'numeric' if (s <= 9 and p - s <= 29) else 'bignumeric' }}({{ p }}, {{ s }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
+  {%- else -%}{{ bloomery.default__type_name(type) }}{%- endif -%}
 {%- endmacro %}
 
 {% macro bigquery__safe_cast(expr, type) -%}

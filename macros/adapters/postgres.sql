@@ -20,11 +20,9 @@
   then cast(({{ expr }})::text as {{ t }}) end
 {%- endmacro %}
 
-{% macro postgres__type_name(type) -%}
-  {%- set names = {'string': 'text', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'jsonb'} -%}
-  {%- if type.name == 'decimal' -%}numeric({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
+{% macro postgres__type_names() -%}
+  {{ return({'string': 'text', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
+             'timestamp': 'timestamp', 'variant': 'jsonb', 'decimal': 'numeric'}) }}
 {%- endmacro %}
 
 {#- Casts from a typed value (the compiler marks them `from_type`), where the text round trip of

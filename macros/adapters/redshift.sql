@@ -10,11 +10,9 @@
 {% macro redshift__assert_engine_supported() -%}{%- endmacro %}
 
 {#- TEXT is VARCHAR(256) on Redshift: a reject payload needs the widest VARCHAR. -#}
-{% macro redshift__type_name(type) -%}
-  {%- set names = {'string': 'varchar(65535)', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'varchar(65535)'} -%}
-  {%- if type.name == 'decimal' -%}numeric({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
+{% macro redshift__type_names() -%}
+  {{ return({'string': 'varchar(65535)', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
+             'timestamp': 'timestamp', 'variant': 'varchar(65535)', 'decimal': 'numeric'}) }}
 {%- endmacro %}
 
 {#- Redshift has TRY_CAST (no pg_input_is_valid). -#}

@@ -1,11 +1,9 @@
 {#- Every snowflake override of the package in one place: the engine's differences, and why.
     Snowflake is rendered and parsed (tests/dialects), not run: no server here. -#}
 
-{% macro snowflake__type_name(type) -%}
-  {%- set names = {'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp_ntz', 'variant': 'variant'} -%}
-  {%- if type.name == 'decimal' -%}number({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
+{% macro snowflake__type_names() -%}
+  {{ return({'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
+             'timestamp': 'timestamp_ntz', 'variant': 'variant', 'decimal': 'number'}) }}
 {%- endmacro %}
 
 {#- TRY_CAST takes only a string operand: cast to VARCHAR first (a no-op on text). -#}

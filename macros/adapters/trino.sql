@@ -1,13 +1,6 @@
 {#- Every trino override of the package in one place: the engine's differences, and why.
     Trino is rendered and parsed (tests/dialects), not run: no server here. -#}
 
-{% macro trino__type_name(type) -%}
-  {%- set names = {'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'json'} -%}
-  {%- if type.name == 'decimal' -%}decimal({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
-{%- endmacro %}
-
 {#- RE2J; regexp_like is a substring search, hence the mandatory anchors. -#}
 {% macro trino__regex_match(expr, pattern) -%}
   regexp_like({{ expr }}, {{ bloomery.string_literal(pattern) }})

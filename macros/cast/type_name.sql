@@ -1,13 +1,23 @@
-{#- The engine's name for a spec type ({"name": "decimal", "precision": 12, "scale": 4}). -#}
+{#- The engine's name for a spec type ({"name": "decimal", "precision": 12, "scale": 4}). Engines
+    differ in the words, not the shape: each spells its words in `type_names` (the default's are
+    SQL's, with DuckDB's json for a variant), and only a type whose shape differs (BigQuery's two
+    decimals) overrides type_name itself. -#}
 {% macro type_name(type) -%}
   {{ return(adapter.dispatch('type_name', 'bloomery')(type)) }}
 {%- endmacro %}
 
 {% macro default__type_name(type) -%}
-  {%- set names = {'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'json'} -%}
-  {%- if type.name == 'decimal' -%}decimal({{ type.precision }},{{ type.scale }})
+  {%- set names = bloomery.type_names() -%}
+  {%- if type.name == 'decimal' -%}{{ names['decimal'] }}({{ type.precision }},{{ type.scale }})
   {%- else -%}{{ names[type.name] }}{%- endif -%}
 {%- endmacro %}
 
+{#- The engine's word for each spec type (a decimal's precision and scale are added to its word). -#}
+{% macro type_names() -%}
+  {{ return(adapter.dispatch('type_names', 'bloomery')()) }}
+{%- endmacro %}
 
+{% macro default__type_names() -%}
+  {{ return({'string': 'varchar', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
+             'timestamp': 'timestamp', 'variant': 'json', 'decimal': 'decimal'}) }}
+{%- endmacro %}

@@ -1,10 +1,8 @@
 {#- Spark's types, casts, string literals and characters. -#}
 
-{% macro spark__type_name(type) -%}
-  {%- set names = {'string': 'string', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-                   'timestamp': 'timestamp', 'variant': 'string'} -%}
-  {%- if type.name == 'decimal' -%}decimal({{ type.precision }},{{ type.scale }})
-  {%- else -%}{{ names[type.name] }}{%- endif -%}
+{% macro spark__type_names() -%}
+  {{ return({'string': 'string', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
+             'timestamp': 'timestamp', 'variant': 'string', 'decimal': 'decimal'}) }}
 {%- endmacro %}
 
 {#- dbt-spark runs every session with spark.sql.ansi.enabled=false, where a plain CAST yields NULL
