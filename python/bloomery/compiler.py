@@ -32,15 +32,12 @@ from .spec.documents import SpecDocument, discover_specs, read_document
 from .spec.yaml_source import format_path
 from .transforms.chain import NULLIFYING, ChainError, Lowered, lower_chain
 from .transforms.types import SpecType, parse_type, type_problem
+from .vocabulary import METADATA, RESERVED, UNKNOWN_MEMBER
 
-METADATA = ("_load_id", "_ingested_at", "_source_row_id")
-RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", "_load_id",
-                      "_ingested_at", "_source_row_id", "_source", "has_quality_flags"})
 SEVERITY = {"flag": 1, "quarantine": 2, "fail": 3}
 RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
 FRESHNESS_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
-UNKNOWN_MEMBER = "__unknown__"
 RECONCILE_AGGS = ("avg", "count", "max", "min", "sum")
 CHARSET_MAX = 1024
 # A pattern's size once its counted repeats are written out. Measured on the shipped engines:
@@ -884,7 +881,7 @@ class _Compiler:
                 what = (f"a composite key ({', '.join(p[0] for p in pairs)})" if len(pairs) != 1
                         else f"`{fk}`, declared {types.get(fk)}")
                 self.error(E.GuardrailError, model, path + ("on_missing",),
-                           f"unknown_member rewrites the foreign key to '__unknown__', so it needs one string column; "
+                           f"unknown_member rewrites the foreign key to '{UNKNOWN_MEMBER}', so it needs one string column; "
                            f"`{via}` has {what}", "use on_missing: quarantine or flag")
                 return None
         return {"name": f"{via}_referential", "rule": "referential", "column": pairs[0][0] if len(pairs) == 1 else None,

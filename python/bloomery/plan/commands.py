@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 
 from ..compiler import ProjectIR
+from ..vocabulary import MART
 
-MART = "mart_data_quality"
 
 
 def replay_command(entity: str) -> str:

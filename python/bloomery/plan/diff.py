@@ -22,6 +22,7 @@ from typing import NamedTuple
 from ..compiler import ProjectIR
 from ..errors import PlanError, RenameTargetMissing
 from ..resolve.naming import assert_name, renamed_rule_name
+from ..vocabulary import UNKNOWN_MEMBER
 from ..transforms.types import SpecType, assignable
 from .facts import IR_VERSION, facts_of
 from .scope import Edge, parents_first, propagate
@@ -519,7 +520,7 @@ def _limit_text(child: str, edges: list[Edge], coverage: list[dict]) -> str:
     parts = []
     for e in edges:
         if e.on_missing == "unknown_member":
-            kept = "keep their '__unknown__' rewrite: no column keeps the original key, so nothing can restore it"
+            kept = f"keep their '{UNKNOWN_MEMBER}' rewrite: no column keeps the original key, so nothing can restore it"
         else:
             kept = f"keep their `{e.rule}` flag: a rebuild reads bronze, and bronze no longer holds them"
         text = (f"`{child}` reaches `{e.parent}` through `{e.relationship}` (on_missing: {e.on_missing}): its rows "

@@ -18,6 +18,7 @@ from typing import Any
 
 
 from ..errors import Location, SpecParseError
+from ..vocabulary import RESERVED
 from .fast_schema import compile_schema
 from .yaml_source import YamlDocument, format_path, load_yaml_file
 
@@ -34,8 +35,6 @@ VERSION_KEYS = {
 }
 
 SPEC_SUFFIXES = (".yaml", ".yml")
-_RESERVED_NAMES = ("metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", "_load_id",
-                   "_ingested_at", "_source_row_id", "_source", "has_quality_flags")
 
 
 @dataclass
@@ -331,9 +330,9 @@ def _explain(error, path):
     if "propertyNames" in error.absolute_schema_path:
         # The offender is the name itself: point at it, not at the map that holds it.
         path = path + (instance,)
-        if validator == "not" and instance in _RESERVED_NAMES:
+        if validator == "not" and instance in RESERVED:
             return (f"`{instance}` is a reserved name: bloomery adds a column of that name itself",
-                    "rename it; reserved: " + ", ".join(sorted(_RESERVED_NAMES)), path)
+                    "rename it; reserved: " + ", ".join(sorted(RESERVED)), path)
         if validator == "not":
             return f"`{_short(str(instance))}` is not allowed as a name in `{where}`", None, path
         what = (title or "name").lower()

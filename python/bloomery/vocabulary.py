@@ -1,0 +1,20 @@
+"""bloomery's vocabulary: the names that the compiler, the emitter, `bloomery plan`, the report
+and the macros all mean the same thing by, spelled once. (The macros read what they need of it
+from the entity literal the emitter writes, not from a copy of their own.)"""
+from __future__ import annotations
+
+# The ingestion metadata a loader writes into every bronze row: the delivery it came in, when it
+# landed, and its identity stable across re-deliveries (docs/getting-started.md, "Land bronze").
+METADATA = ("_load_id", "_ingested_at", "_source_row_id")
+
+# Names a spec may not give a field or an `expression` rule: bloomery adds columns of these names
+# itself (the flag columns, the ingestion metadata, a merged entity's `_source`), or the
+# reference reserves them (`metric_time`, `has_quality_flags`).
+RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", *METADATA,
+                      "_source", "has_quality_flags"})
+
+# The value `unknown_member` rewrites an orphan's foreign key to, and the parent row it points at.
+UNKNOWN_MEMBER = "__unknown__"
+
+# The quality mart: one snapshot of counts per run, per entity and rule.
+MART = "mart_data_quality"
