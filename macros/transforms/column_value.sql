@@ -32,29 +32,3 @@
   {%- endfor -%}
   {{ return({'value': ns.value, 'failures': failures}) }}
 {%- endmacro %}
-
-{#- Bronze text for a path: `$.col` reads the column, `$.col.a.b` a JSON scalar inside it. On
-    replay the same path is read back out of the reject row's `raw` object. -#}
-{% macro source_value(source_column, json_path, origin='bronze') -%}
-  {%- if origin == 'raw' -%}
-    {%- set base = bloomery.json_scalar(adapter.quote('raw'), '$.' ~ tojson(source_column)) -%}
-  {%- else -%}
-    {%- set base = 'cast(' ~ adapter.quote(source_column) ~ ' as ' ~ bloomery.type_name({'name': 'string'}) ~ ')' -%}
-  {%- endif -%}
-  {%- if json_path -%}{{ return(bloomery.json_scalar(base, json_path)) }}{%- else -%}{{ return(base) }}{%- endif -%}
-{%- endmacro %}
-
-{#- True when a non-NULL document is not JSON, on engines whose extraction raises on one; empty
-    (no guard) where the extraction itself yields NULL. -#}
-{% macro json_malformed(expr) -%}
-  {{ return(adapter.dispatch('json_malformed', 'bloomery')(expr)) }}
-{%- endmacro %}
-{% macro default__json_malformed(expr) -%}{%- endmacro %}
-{% macro duckdb__json_malformed(expr) -%}({{ expr }} is not null and not json_valid({{ expr }})){%- endmacro %}
-
-{% macro json_scalar(expr, path) -%}
-  {{ return(adapter.dispatch('json_scalar', 'bloomery')(expr, path)) }}
-{%- endmacro %}
-{% macro default__json_scalar(expr, path) -%}
-  json_extract_string({{ expr }}, {{ bloomery.string_literal(path) }})
-{%- endmacro %}

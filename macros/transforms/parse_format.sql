@@ -1,0 +1,9 @@
+{#- An explicit-format parse. In a quality entity a value that does not parse is a coercion
+    failure like any cast, never an aborted run. -#}
+{% macro parse_format(expr, format, type, safe) -%}
+  {{ return(adapter.dispatch('parse_format', 'bloomery')(expr, format, type, safe)) }}
+{%- endmacro %}
+{% macro default__parse_format(expr, format, type, safe) -%}
+  {%- set fn = 'try_strptime' if safe else 'strptime' -%}
+  cast({{ fn }}({{ expr }}, {{ bloomery.string_literal(format) }}) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
