@@ -684,6 +684,8 @@ class _Compiler:
             # text in SQL. Only the quality_drift model and its tests read them (emit keeps them
             # out of the entity's models)
             "drift": _drift(entity.get("drift") or {}),
+            # what `<entity>_bronze_schema` reports of a bronze column gained, lost or retyped
+            "schema_changes": entity.get("schema_changes", "warn"),
             "grants": entity.get("grants"),
             "partition_by": [_inner(p) for p in entity.get("partition_by", [])],
             # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
-FAILED = 4                       # --fail-on warn|error found a drift or a dbt test at that severity or worse
+FAILED = 4                       # --fail-on warn|error found a drift, a dbt test or a model error at that severity or worse
 ENTITY_ROW = "(entity)"
 _RANK = {"warn": 1, "error": 2}
 
@@ -63,9 +64,16 @@ def _run_key(row: dict):
 
 
 def _entity_of(test_name: str, entities) -> str | None:
-    """The entity a drift test belongs to: the longest entity name its name starts with."""
+    """The entity a test or model belongs to: the longest entity name its name starts with."""
     found = [e for e in entities if test_name.startswith(e + "_")]
     return max(found, key=len) if found else None
+
+
+def _first_line(message) -> str | None:
+    """What a node's error says, without dbt's own heading ("Compilation Error in model x (path)")."""
+    lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
+    lines = [line for line in lines if not re.match(r"(Compilation|Runtime|Database) Error in ", line)]
+    return lines[0] if lines else None
 
 
 def build(accounting: list[dict], drift: list[dict], run_results: dict | None = None,
@@ -109,18 +117,26 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
                          "rows_quarantined": a["rows_quarantined"], "rows_deduped": a["rows_deduped"],
                          "quarantine_rate": round(a["rows_quarantined"] / evaluated, 6) if evaluated else None,
                          "drift": drifted})
-    tests = []
+    tests, errors = [], []
     for r in (run_results or {}).get("results") or []:
         uid = str(r.get("unique_id", ""))
         status = str(r.get("status", ""))
+        name = uid.split(".")[2] if uid.count(".") >= 2 else uid
         if uid.startswith("test.") and status in ("warn", "fail", "error"):
-            tests.append({"name": uid.split(".")[2] if uid.count(".") >= 2 else uid, "unique_id": uid,
+            tests.append({"name": name, "unique_id": uid, "entity": _entity_of(name, latest),
                           "status": status, "failures": r.get("failures"),
                           "severity": "warn" if status == "warn" else "error"})
+        elif not uid.startswith("test.") and status == "error":
+            # a model that stopped (a bronze column a mapping reads is gone, a blocking audit's
+            # parent failed): what it says is the fix, so the summary carries its first line
+            errors.append({"name": name, "unique_id": uid, "entity": _entity_of(name, latest) or
+                           (name if name in latest else None), "status": status,
+                           "message": _first_line(r.get("message")), "severity": "error"})
     tests.sort(key=lambda t: t["unique_id"])
-    worst = max([_RANK[d["severity"]] for e in entities for d in e["drift"]] + [_RANK[t["severity"]] for t in tests],
-                default=0)
-    return {"entities": entities, "tests": tests,
+    errors.sort(key=lambda t: t["unique_id"])
+    worst = max([_RANK[d["severity"]] for e in entities for d in e["drift"]] + [_RANK[t["severity"]] for t in tests]
+                + [_RANK["error"] for _ in errors], default=0)
+    return {"entities": entities, "tests": tests, "errors": errors,
             "tests_read": run_results is not None,
             "worst": {0: "ok", 1: "warn", 2: "error"}[worst]}
 
@@ -151,6 +167,10 @@ def to_text(summary: dict) -> str:
                          f"(median {_fmt(d['median'], is_rate)}, band ±{_fmt(d['band'], is_rate)})")
     if not summary["entities"]:
         lines.append("no run in mart_data_quality yet")
+    if summary["tests_read"] and summary.get("errors"):
+        lines.append("dbt nodes of the last invocation that stopped with an error:")
+        for t in summary["errors"]:
+            lines.append(f"  ERROR {t['name']}" + (f": {t['message']}" if t["message"] else ""))
     if summary["tests_read"]:
         if summary["tests"]:
             lines.append("dbt tests of the last invocation not passing:")

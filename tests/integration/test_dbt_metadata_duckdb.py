@@ -209,10 +209,15 @@ def test_the_entity_tag_selects_the_entity_and_the_mart_and_rebuilds_it_as_a_ful
     # the drift view over the mart's history, and the entity's drift tests on it (issue 24)
     expected |= {"quality_drift", "invoice_drift_quarantine_rate", "invoice_drift_volume"}
     expected |= {n for n in selected if n.startswith("invoice_") and n.endswith("_drift")}
+    # the snapshot of the bronze columns and the schema-change tests on it (issue 24): one
+    # snapshot serves every entity, so dbt's eager indirect selection also takes vendor's test
+    expected |= {"quality_bronze_columns", "invoice_bronze_schema", "vendor_bronze_schema"}
     assert {n for n in selected if n.startswith("invoice_") and n.endswith("_drift")}, selected
     # a quarantine-rate test of the entity on the mart's rate view, where the project declares one
     assert selected - {"invoice_quarantine_rate"} == expected
-    assert tag_selection(project, "tag:bloomery_vendor") == {"vendor__staged", "vendor", "vendor_key_unique"}
+    assert tag_selection(project, "tag:bloomery_vendor") == {"vendor__staged", "vendor", "vendor_key_unique",
+                                                             "quality_bronze_columns", "vendor_bronze_schema",
+                                                             "invoice_bronze_schema"}
     # `dbt build -s invoice` is not the entity: it rebuilds it from the staged table of the last run
     assert "invoice__staged" not in tag_selection(project, "invoice")
     project.dbt("build")
@@ -224,7 +229,8 @@ def test_the_entity_tag_selects_the_entity_and_the_mart_and_rebuilds_it_as_a_ful
     write_specs(project, widened)
     assert project.compile() == 0
     result = project.dbt("build", "-s", "tag:bloomery_invoice")
-    assert {n for n in result.statuses if n.startswith("vendor")} == set()
+    # nothing of vendor's is rebuilt; its schema-change test reads the one shared snapshot (above)
+    assert {n for n in result.statuses if n.startswith("vendor")} == {"vendor_bronze_schema"}
     assert {"invoice__staged", "invoice", "invoice__reject", "invoice__ledger", "mart_data_quality"} <= set(result.statuses)
     after_selector = invoice_state(project)
     runs = project.query("select count(distinct run_id) from main.mart_data_quality where entity = 'invoice'")

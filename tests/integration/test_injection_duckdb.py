@@ -60,7 +60,8 @@ def built(tmp_path_factory):
 def test_no_statement_of_its_own_ran(built):
     assert built.query("select * from main.canary") == [(42,)]
     assert built.added == {("main", n) for n in ("evil", "evil__staged", "evil__reject", "evil__ledger", "mart_data_quality",
-                                                 "quality_quarantine_rate", "quality_drift")} | {
+                                                 "quality_quarantine_rate", "quality_drift",
+                                                 "quality_bronze_columns")} | {
         ("main_dbt_test__audit", "evil_conservation"), ("main_dbt_test__audit", "evil_ingestion_metadata")}
 
 

@@ -66,3 +66,23 @@ def test_text():
     assert "WARN order_drift_quarantine_rate (1 failing)" in text
     assert text.endswith("overall: warn\n")
     assert "no run in mart_data_quality yet" in to_text(build([], []))
+
+
+def test_a_model_that_stopped_is_an_error_of_its_entity():
+    """A `__staged` model stopped by a lost bronze column: the summary names it and its entity, with
+    the first line of dbt's message (the fix), and it counts as an error for --fail-on."""
+    results = {"results": [
+        {"unique_id": "model.shop.order__staged", "status": "error",
+         "message": "Compilation Error in model order__staged (models/bloomery/order__staged.sql)\n"
+                    "  bloomery: entity order can not be judged: its bronze is missing a column.\n  - details"},
+        {"unique_id": "model.shop.customer", "status": "success"},
+        {"unique_id": "test.shop.order_bronze_schema.abc", "status": "warn", "failures": 1},
+    ]}
+    s = build(ACCOUNTING, [], results)
+    assert s["errors"] == [{"name": "order__staged", "unique_id": "model.shop.order__staged", "entity": "order",
+                            "status": "error", "severity": "error",
+                            "message": "bloomery: entity order can not be judged: its bronze is missing a column."}]
+    assert [(t["name"], t["entity"]) for t in s["tests"]] == [("order_bronze_schema", "order")]
+    assert s["worst"] == "error"
+    assert exit_status(s, "error") == FAILED
+    assert "ERROR order__staged: bloomery: entity order can not be judged" in to_text(s)

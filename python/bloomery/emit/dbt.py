@@ -56,9 +56,14 @@ def render(project: ProjectIR) -> dict[str, str]:
             SQL_HEADER + _config(materialized="view", tags=_mart_tags(judged, project.reconcile))
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n"))
         files.put("mart_data_quality.yml", _mart_yaml(judged))
-    if judged:
-        files.put("quality_drift.sql", _drift_sql(judged, project.reconcile))
-        files.put("quality_drift.yml", _drift_yaml(judged))
+    drifting = [e for e in judged if e["drift"]["severity"] != "ignore"]
+    if drifting:
+        files.put("quality_drift.sql", _drift_sql(drifting, project.reconcile))
+        files.put("quality_drift.yml", _drift_yaml(drifting))
+    watched = [e for e in entities.values() if e["schema_changes"] != "ignore"]
+    if watched:
+        files.put("quality_bronze_columns.sql", _bronze_columns_sql(watched))
+        files.put("quality_bronze_columns.yml", _bronze_columns_yaml(watched))
     files.refuse_test_name_clashes(entities)
     return dict(files)
 
@@ -82,7 +87,8 @@ class _Files(dict):
                 f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
                 f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
                 "rename the entity or check: names ending in __staged, __kept, __reject, __ledger or "
-                "__reconcile, and mart_data_quality, quality_quarantine_rate and quality_drift, are bloomery's"))
+                "__reconcile, and mart_data_quality, quality_quarantine_rate, quality_drift and quality_bronze_columns, are "
+                "bloomery's"))
         self[name], self.origin[name] = text, origin
 
     def refuse_test_name_clashes(self, entities: dict) -> None:
@@ -108,7 +114,7 @@ class _Files(dict):
                             Location(path=self._path_of(name, origin or seen[name], entities)),
                             "rename the rule or test: `<entity>_<rule>` must not be the name of one of bloomery's "
                             "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
-                            "quarantine_rate, drift_quarantine_rate, drift_volume) or of another test"))
+                            "quarantine_rate, drift_quarantine_rate, drift_volume, bronze_schema) or of another test"))
                     seen[name] = origin
 
     @staticmethod
@@ -261,8 +267,8 @@ def _config(**kwargs) -> str:
 def _ir(entity: dict) -> dict:
     """The entity as the macros read it: without `docs` (descriptions, meta, tags and the user's
     tests, which only the generated YAML carries, so a documentation edit changes no model) and
-    without `drift` (the settings of the drift tests, which only quality_drift reads)."""
-    return {k: v for k, v in entity.items() if k not in ("docs", "drift")}
+    without `drift` and `schema_changes` (the settings of tests the entity's models do not run)."""
+    return {k: v for k, v in entity.items() if k not in ("docs", "drift", "schema_changes")}
 
 
 def _entity_literal(entity: dict) -> str:
@@ -479,6 +485,38 @@ def _quarantine_rate_test(entity: dict) -> dict:
     # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
     own = (entity.get("docs") or {}).get("tags") or []
     return _tagged([test], _tags(name) + [t for t in own if t not in _tags(name)])[0]
+
+
+def _bronze_columns_sql(entities: list[dict]) -> str:
+    """`quality_bronze_columns`: each build's snapshot of the bronze relations' columns
+    (macros/checks/quality_bronze_columns.sql), history like the mart."""
+    sources = sorted({m["source"] for e in entities for m in e["mappings"]})
+    items = ["{" + f'"source": {literal(s)}, "relation": source(\'bronze\', {literal(s)})' + "}" for s in sources]
+    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="append", full_refresh=False,
+                                 tags=_tags(*(e["entity"] for e in entities)))
+            + "{{ bloomery.quality_bronze_columns([\n    " + ",\n    ".join(items) + "\n]) }}\n")
+
+
+def _bronze_columns_yaml(entities: list[dict]) -> str:
+    """Per entity, `<entity>_bronze_schema`: the columns its bronze relations gained, lost or
+    changed type since the build before."""
+    tests = []
+    for e in entities:
+        name = e["entity"]
+        own = (e.get("docs") or {}).get("tags") or []
+        tags = _tags(name) + [t for t in own if t not in _tags(name)]
+        sources = sorted({m["source"] for m in e["mappings"]})
+        test = _test("bloomery.bloomery_bronze_schema", f"{name}_bronze_schema",
+                     f"Columns gained, lost or retyped since the build before in the bronze of `{name}` "
+                     f"({', '.join(sources)}).", e["schema_changes"], sources=sources)
+        next(iter(test.values()))["config"] = {"severity": e["schema_changes"]}   # a few rows: nothing to store
+        tests.append(_tagged([test], tags)[0])
+    doc = {"version": 2, "models": [{
+        "name": "quality_bronze_columns",
+        "description": "One snapshot per build of the columns (name, engine type) of every bronze relation the "
+                       "entities read; the `<entity>_bronze_schema` tests compare the two latest.",
+        "data_tests": tests}]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _drift_sql(entities: list[dict], reconcile) -> str:

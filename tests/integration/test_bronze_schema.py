@@ -1,0 +1,104 @@
+"""Issue 24, bronze schema changes: every build snapshots the columns of the bronze relations the
+entities read (`quality_bronze_columns`), and `<entity>_bronze_schema` compares the two latest
+snapshots. On test_drift.py's entity (readings loaded incrementally), one build per case:
+
+- steady builds (the first one included) report nothing;
+- a column added to bronze: WARN (one row, `added`), in run_results.json and in the summary;
+- the same column retyped, then dropped: WARN (`retyped`, then `lost`);
+- a column the mapping reads dropped: the `__staged` model stops with the fix, run_results.json
+  records the ERROR, and the summary reports it as an error of the entity (exit 4 with
+  --fail-on error); the schema test reports the column `lost` beside it;
+- `schema_changes: ignore` and `drift: {severity: ignore}` leave the entity without those tests.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .harness import ENGINES, engine_project
+from .test_drift import COLUMNS, STEADY, load, model, specs
+from .test_summary import summary
+
+TEST = "reading_bronze_schema"
+
+
+@pytest.fixture(params=ENGINES)
+def project(request, tmp_path):
+    project = engine_project(request.param, tmp_path, request, specs(tmp_path))
+    assert project.compile() == 0
+    return project
+
+
+def build(project) -> dict[str, dict]:
+    project.dbt("build", check=False)
+    results = json.loads((project.dir / "target" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].split(".")[2]: r for r in results}
+
+
+def changes(project) -> set[tuple]:
+    """What the schema test's query returns now (its rows: the changes it reports)."""
+    sql = (project.dir / "target" / "compiled").rglob(f"{TEST}.sql")
+    return {tuple(r) for r in project.query(next(sql).read_text())}
+
+
+def test_a_column_added_retyped_and_dropped_warns_and_a_mapped_column_lost_stops(project):
+    rows = load(1, **STEADY)
+    project.write_bronze("lab__readings", COLUMNS, rows)
+    for _ in range(2):   # the first build (no snapshot before it) and a steady one
+        results = build(project)
+        assert results[TEST]["status"] == "pass", results[TEST]
+        assert results["reading"]["status"] == "success"
+
+    # a column added: the loader now writes a `note` the mapping does not read
+    project.write_bronze("lab__readings", COLUMNS + ["note"], [r + ("x",) for r in rows])
+    results = build(project)
+    assert (results[TEST]["status"], results[TEST]["failures"]) == ("warn", 1), results[TEST]
+    assert {(c[0], c[1], c[2]) for c in changes(project)} == {("lab__readings", "note", "added")}
+    assert results["reading"]["status"] == "success"   # nothing the entity reads changed
+    code, text = summary(project, "--format", "json", "--fail-on", "warn")
+    doc = json.loads(text)
+    assert code == 4 and doc["worst"] == "warn", doc
+    assert [(t["name"], t["entity"], t["status"]) for t in doc["tests"]] == [(TEST, "reading", "warn")], doc
+    assert doc["errors"] == []
+
+    # steady again: the two latest snapshots agree
+    assert build(project)[TEST]["status"] == "pass"
+
+    # retyped, then dropped
+    project.execute('alter table main."lab__readings" alter column "note" type integer using null')
+    results = build(project)
+    assert results[TEST]["status"] == "warn", results[TEST]
+    ((source, column, change, before, after),) = changes(project)
+    assert (source, column, change) == ("lab__readings", "note", "retyped")
+    assert before != after and "int" in after, (before, after)
+    project.execute('alter table main."lab__readings" drop column "note"')
+    results = build(project)
+    assert results[TEST]["status"] == "warn"
+    assert {c[:3] for c in changes(project)} == {("lab__readings", "note", "lost")}
+
+    # a column the mapping reads, gone: the staged model stops, naming the column and the fix
+    project.execute('alter table main."lab__readings" drop column "unit"')
+    results = build(project)
+    staged = results["reading__staged"]
+    assert staged["status"] == "error" and '"unit"' in staged["message"] and "Fix:" in staged["message"], staged
+    assert results["reading"]["status"] == "skipped"
+    assert results[TEST]["status"] == "warn"
+    assert {c[:3] for c in changes(project)} == {("lab__readings", "unit", "lost")}
+    code, text = summary(project, "--format", "json", "--fail-on", "error")
+    doc = json.loads(text)
+    assert code == 4 and doc["worst"] == "error", doc
+    assert [(e["name"], e["entity"]) for e in doc["errors"]] == [("reading__staged", "reading")], doc
+    assert "can not be judged" in doc["errors"][0]["message"]
+
+
+def test_the_tests_can_be_switched_off_per_entity(project):
+    (project.dir / "specs" / "model.yaml").write_text(
+        model("{severity: ignore}") + "    schema_changes: ignore\n")
+    assert project.compile() == 0
+    generated = {p.name for p in (project.dir / "models" / "bloomery").iterdir()}
+    assert not {"quality_drift.sql", "quality_bronze_columns.sql"} & generated, generated
+    project.write_bronze("lab__readings", COLUMNS, load(1, **STEADY))
+    results = build(project)
+    assert results["reading"]["status"] == "success"
+    assert not [n for n in results if "drift" in n or "bronze_schema" in n], sorted(results)
