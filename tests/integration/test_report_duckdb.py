@@ -163,3 +163,59 @@ def test_an_unreadable_project_exits_1_with_the_reason(tmp_path):
     assert code == 1
     assert "bloomery report: dbt could not parse the project" in err.getvalue()
     assert not (tmp_path / "r.html").exists()
+
+
+def _screenshot(browser: str, page: Path, tmp_path: Path) -> "png.Image":
+    shot = tmp_path / "page.png"
+    run = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--force-color-profile=srgb", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
+         f"--screenshot={shot}", "--window-size=1280,900", page.as_uri()],
+        capture_output=True, text=True, timeout=180)
+    assert shot.is_file(), f"Chromium wrote no screenshot (exit {run.returncode}):\n{run.stderr[-2000:]}"
+    return png.read(shot.read_bytes())
+
+
+def test_the_chart_shows_the_baseline_band_and_rings_the_run_out_of_band(tmp_path):
+    """Issue 24: test_drift.py's history on a `full` entity (each build judges all of bronze, so the
+    drift judges the rate the chart plots): eight steady loads, then one whose quarantined share
+    jumps. The page draws quality_drift's band under the line and rings the 9th run; Chromium shows
+    both (the band's light tint of the entity's colour, the ring's red)."""
+    from bloomery.report.render import BAND_OPACITY, FLAGGED
+
+    from .test_drift import COLUMNS, STEADY, load, specs
+
+    root = specs(tmp_path)
+    (root / "model.yaml").write_text((root / "model.yaml").read_text().replace("incremental_by_key", "full"))
+    project = DuckProject(tmp_path / "p", specs=root)
+    assert project.compile() == 0
+    for n in range(1, 10):
+        shape = dict(STEADY, not_int=40) if n == 9 else STEADY
+        project.write_bronze("lab__readings", COLUMNS, load(n, **shape), append=n > 1)
+        project.dbt("build")
+    assert project.query("select count(*) from main.quality_drift where is_latest and metric = 'quarantine_rate' "
+                         "and out_of_band") == [(1,)]
+    os.environ.update(project._env())
+    out = tmp_path / "report.html"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                              "--target", "duckdb", "--out", str(out)])
+    assert code == 0, err.getvalue()
+    page = out.read_text(encoding="utf-8")
+    assert page.count('<polygon class="band" data-entity="reading"') == 1   # runs 8 and 9: one stretch
+    assert page.count('<circle class="flagged" data-entity="reading"') == 1
+    assert "out of band: quarantine rate, rule value_coercible" in page
+
+    image = _screenshot(chromium(), out, tmp_path)
+    colours = image.colours()
+    base = tuple(int(PALETTE[0][i:i + 2], 16) for i in (1, 3, 5))
+    tint = tuple(round(255 + (c - 255) * BAND_OPACITY) for c in base)   # the band over the white card
+    ring = tuple(int(FLAGGED[i:i + 2], 16) for i in (1, 3, 5))
+
+    def near(rgb, tolerance=3):
+        return sum(n for c, n in colours.items() if all(abs(a - b) <= tolerance for a, b in zip(c, rgb)))
+
+    assert near(tint) >= 150, f"the band's tint {tint} is not on the screenshot"
+    assert near(ring) >= 20, f"the ring's red {ring} is not on the screenshot"

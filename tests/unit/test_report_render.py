@@ -206,3 +206,56 @@ def test_chart_draws_any_number_of_runs(n):
     svg = chart_svg(build(ReportInput(mart_rows=rows, max_runs=0)))
     assert svg.count("<polyline") == 1 and svg.count("<circle") == n
     assert len(re.findall(r'class="xlabel"', svg)) <= 11
+
+
+# -- the baseline band and the flagged runs (issue 24), read from quality_drift's rows -------------
+def drift(run_id, entity, metric, value, median=None, band=None, judged=True, out=False, rule="(entity)"):
+    return {"entity": entity, "run_id": run_id, "metric": metric, "rule": rule, "metric_value": value,
+            "baseline_median": median, "band": band, "judged": judged, "out_of_band": out}
+
+
+def drift_history():
+    """customer (a full entity: the drift's rate is the plotted rate): r1 not judged, r2 and r3
+    judged, r3 out of band; order: the drift's rate is another (its batch's), volume out of band in r2."""
+    rows = shop_rows()
+    return rows, [
+        drift("r1", "customer", "quarantine_rate", 0.2, judged=False),
+        drift("r2", "customer", "quarantine_rate", 0.4, median=0.2, band=0.1),
+        drift("r3", "customer", "quarantine_rate", 0.3, median=0.25, band=0.02, out=True),
+        drift("r3", "customer", "rule", 3, median=1, band=1, out=True, rule="country_length"),
+        drift("r2", "order", "quarantine_rate", 0.05, median=0.5, band=0.1),
+        drift("r2", "order", "volume", 170, median=17, band=10, out=True),
+    ]
+
+
+def test_the_band_is_the_views_and_only_where_it_judges_the_plotted_rate():
+    rows, drift_rows = drift_history()
+    model = build(ReportInput(mart_rows=rows, drift_rows=drift_rows))
+    assert model.bands == {"customer": [None, (0.2, pytest.approx(0.3)), (0.25, pytest.approx(0.27))]}
+    assert model.flagged_runs == {"customer": {2: ["quarantine rate", "rule country_length"]}, "order": {1: ["volume"]}}
+    # no quality_drift (an older project): no band, no ring, the chart as before
+    plain = build(ReportInput(mart_rows=rows))
+    assert plain.bands == {} and plain.flagged_runs == {}
+    assert 'class="band"' not in chart_svg(plain) and 'class="flagged"' not in chart_svg(plain)
+
+
+def test_the_chart_draws_the_band_under_the_line_and_rings_the_flagged_runs():
+    rows, drift_rows = drift_history()
+    model = build(ReportInput(mart_rows=rows, drift_rows=drift_rows))
+    svg = chart_svg(model)
+    (band,) = re.findall(r'<polygon class="band" data-entity="customer"[^>]*points="([^"]+)"', svg)
+    points = [tuple(map(float, p.split(","))) for p in band.split()]
+    assert len(points) == 4   # runs 2 and 3: upper edge left to right, lower edge back
+    (x2, upper2), (x3, upper3), (x3b, lower3), (x2b, lower2) = points
+    assert (x2, x3) == (x2b, x3b) and x2 < x3 and upper2 < lower2 and upper3 < lower3   # y grows downwards
+    line = re.search(r'<polyline class="series" data-entity="customer"[^>]*points="([^"]+)"', svg).group(1)
+    plotted = dict(tuple(map(float, p.split(","))) for p in line.split())
+    # run 3's rate (0.3) is above its band (0.25 to 0.27): the flagged point sits over the band's top
+    assert plotted[x3] < upper3
+    # the band's edges are the view's numbers on the chart's scale: 0.2 -> 0.3 spans 5x 0.25 -> 0.27
+    assert (lower2 - upper2) == pytest.approx(5 * (lower3 - upper3), rel=1e-2)
+    assert svg.index('class="band"') < svg.index('class="series"')   # drawn first: under the lines
+    assert re.findall(r'<circle class="flagged" data-entity="(\w+)"', svg) == ["customer", "order"]
+    assert "out of band: quarantine rate, rule country_length" in svg
+    page = render_html(ReportInput(mart_rows=rows, drift_rows=drift_rows))
+    assert "baseline band" in page and "out of band (quarantine rate, volume or a rule" in page

@@ -84,6 +84,14 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
             f"rows_deduped from {{{{ ref('{MART}') }}}} where rule <> '{ENTITY_ROW}' and run_id in ({ids})",
             f"could not read the rules in {MART}")
 
+    drift_rows: list[dict] = []
+    if runs and session.node("quality_drift") is not None:
+        # the baseline band and the flagged runs: the view's verdicts, not recomputed here
+        progress("reading quality_drift…")
+        drift_rows = session.rows(
+            "select entity, run_id, metric, rule, metric_value, baseline_median, band, judged, out_of_band "
+            "from {{ ref('quality_drift') }}", "could not read quality_drift")
+
     facts = _entity_facts(session, set(entities), options)
     latest = runs[-1].run_id if runs else None
     quarantined_now = {as_text(r["entity"]): as_int(r["rows_quarantined"])
@@ -133,7 +141,8 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
                                       getattr(meta, "adapter_type", None)] if x)
     progress(f"read everything in {time.monotonic() - started:.1f}s")
     return ReportInput(mart_rows=accounting + rule_rows, flagged=flagged, rejects=samples, title=options.title,
-                       subtitle=subtitle, max_runs=options.max_runs, top_rules=options.top_rules)
+                       subtitle=subtitle, max_runs=options.max_runs, top_rules=options.top_rules,
+                       drift_rows=drift_rows)
 
 
 def specs_redaction(specs: Path) -> dict[str, list[str]]:

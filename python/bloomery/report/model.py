@@ -34,6 +34,7 @@ class ReportInput:
     generated_at: str = ""
     max_runs: int = 60                  # runs drawn in the chart (the newest)
     top_rules: int = 20
+    drift_rows: list[dict] = field(default_factory=list)   # rows of quality_drift (none: the project has no view)
 
 
 @dataclass
@@ -85,6 +86,13 @@ class ReportModel:
     dispositions: list[str]             # every disposition in the latest run's rule rows
     disposition_of: dict[tuple[str, str], str] = field(default_factory=dict)   # (entity, rule), latest run
     went_to_zero: list[RuleRow] = field(default_factory=list)   # fired in the run before, on no row in the latest
+    # entity -> per chart run, the baseline band of its quarantine rate (median, median + band) as
+    # quality_drift judged that run, None where it was not judged; only for an entity whose plotted
+    # rate is the rate the drift judges (a `full` entity: an incremental one's drift judges each
+    # run's own batch, its line is the rate of everything held)
+    bands: dict[str, list[tuple[float, float] | None]] = field(default_factory=dict)
+    # entity -> {chart run index: what was out of band in that run} (any measure: rate, volume, rule)
+    flagged_runs: dict[str, dict[int, list[str]]] = field(default_factory=dict)
 
     @property
     def latest(self) -> Run | None:
@@ -204,7 +212,47 @@ def build(data: ReportInput) -> ReportModel:
     firing.sort(key=lambda r: (-r.rows, r.entity, r.rule))
     zero = [r for r in rules if r.rows == 0 and r.previous]
     zero.sort(key=lambda r: (-r.previous, r.entity, r.rule))
+    bands, flagged_runs = _drift_marks(data.drift_rows, position, series)
     return ReportModel(runs=runs, chart_runs=chart_runs, series=series, counts=counts,
                        rules=firing[:max(data.top_rules, 0)], rules_firing=len(firing), rules_total=len(rules),
                        dispositions=sorted({r.disposition for r in rules}),
-                       disposition_of={(r.entity, r.rule): r.disposition for r in rules}, went_to_zero=zero)
+                       disposition_of={(r.entity, r.rule): r.disposition for r in rules}, went_to_zero=zero,
+                       bands=bands, flagged_runs=flagged_runs)
+
+
+def _as_float(value) -> float | None:
+    return None if value is None or value == "" else float(value)
+
+
+def _drift_marks(rows: list[dict], position: dict[str, int], series: dict[str, list[float | None]]):
+    """The chart's band and flagged runs, read from quality_drift's rows (never recomputed here).
+
+    An entity's band is drawn only when the view's quarantine rate of every judged run is the rate
+    the line plots; otherwise (an incremental entity) the band would not be the line's, and only
+    the flagged runs are marked."""
+    bands: dict[str, list[tuple[float, float] | None]] = {}
+    same: dict[str, bool] = {}
+    flagged: dict[str, dict[int, list[str]]] = {}
+    for row in rows:
+        entity, i = as_text(row["entity"]), position.get(as_text(row["run_id"]))
+        if i is None or entity not in series:
+            continue
+        metric, rule = as_text(row["metric"]), as_text(row.get("rule"))
+        if str(row.get("out_of_band")).lower() in ("true", "t", "1"):
+            what = "quarantine rate" if metric == "quarantine_rate" else "volume" if metric == "volume" else f"rule {rule}"
+            flagged.setdefault(entity, {}).setdefault(i, []).append(what)
+        judged = str(row.get("judged")).lower() in ("true", "t", "1")
+        if metric != "quarantine_rate" or not judged:
+            continue
+        value, median, band = (_as_float(row.get(k)) for k in ("metric_value", "baseline_median", "band"))
+        plotted = series[entity][i]
+        # the view's numbers may be single-precision floats (DuckDB's `float`): equal to 1e-6 is the same rate
+        if value is None or median is None or band is None or plotted is None or abs(value - plotted) > 1e-6:
+            same[entity] = False
+            continue
+        same.setdefault(entity, True)
+        bands.setdefault(entity, [None] * len(series[entity]))[i] = (median, median + band)
+    for runs in flagged.values():
+        for whats in runs.values():
+            whats.sort()
+    return {e: b for e, b in bands.items() if same.get(e)}, flagged

@@ -18,6 +18,8 @@ PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
            "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"]
 DASHES = ["", "6 4", "2 3"]          # after ten entities the colours repeat with another dash
 REDACTED = "redacted"
+FLAGGED = "#d62728"                  # the ring around a run that a drift test found out of band
+BAND_OPACITY = 0.18                  # the baseline band: the entity's colour, light
 LOADER = ("_ingested_at", "_load_id", "_source_row_id")   # shown beside the row (last seen, load, row id)
 ISO_SECONDS = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d")
 VALUE_CHARS = 160                    # longer raw values are cut, with their length said
@@ -130,6 +132,7 @@ def chart_svg(model: ReportModel) -> str:
     left, right, top, bottom = 60, 28, 18, 68 if timed else 54
     pw, ph = width - left - right, height - top - bottom
     values = [v for s in model.series.values() for v in s if v is not None]
+    values += [b[1] for bands in model.bands.values() for b in bands if b is not None]
     peak = max(values, default=0.0) * 100
     step = _nice_step(peak) if peak > 0 else 1.0
     top_value = max(step * math.ceil(peak / step - 1e-9), step)
@@ -166,19 +169,47 @@ def chart_svg(model: ReportModel) -> str:
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{top + ph}" y2="{top + ph}"/>')
     radius = 4 if n <= 40 else 2.5
     for index, (entity, series) in enumerate(model.series.items()):
+        colour, _ = colour_of(index)
+        parts += _band_paths(entity, model.bands.get(entity) or [], colour, x, y)
+    for index, (entity, series) in enumerate(model.series.items()):
         colour, dash = colour_of(index)
         points = [(x(i), y(v), i, v) for i, v in enumerate(series) if v is not None]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         parts.append(f'<polyline class="series" data-entity="{esc(entity)}" fill="none" stroke="{colour}" '
                      f'stroke-width="3" stroke-linejoin="round" stroke-linecap="round"{dash_attr} points="'
                      + " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in points) + '"/>')
+        flagged = model.flagged_runs.get(entity, {})
         for px, py, i, v in points:
             run = runs[i]
+            drifted = f"; out of band: {', '.join(flagged[i])}" if i in flagged else ""
+            if i in flagged:
+                parts.append(f'<circle class="flagged" data-entity="{esc(entity)}" cx="{px:.1f}" cy="{py:.1f}" '
+                             f'r="{radius + 5}" fill="none" stroke="{FLAGGED}" stroke-width="2.5"/>')
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{radius}" fill="{colour}">'
                          f'<title>{esc(entity)}: {esc(pct(v, 2))} quarantined in run #{run.number} '
-                         f'({esc(run.when)}, {esc(run.run_id)})</title></circle>')
+                         f'({esc(run.when)}, {esc(run.run_id)}){esc(drifted)}</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _band_paths(entity: str, bands: list, colour: str, x, y) -> list[str]:
+    """The baseline band of an entity's quarantine rate, median to median + band, as quality_drift
+    judged each run: one filled area per stretch of consecutive judged runs (a lone judged run is
+    a short bar), under the line, in the entity's colour made light."""
+    out, stretch = [], []
+    for i, b in enumerate(bands + [None]):
+        if b is not None:
+            stretch.append((i, b))
+            continue
+        if stretch:
+            xs = [x(i) for i, _ in stretch] if len(stretch) > 1 else [x(stretch[0][0]) - 6, x(stretch[0][0]) + 6]
+            lows = [y(lo) for _, (lo, _) in stretch] if len(stretch) > 1 else [y(stretch[0][1][0])] * 2
+            highs = [y(hi) for _, (_, hi) in stretch] if len(stretch) > 1 else [y(stretch[0][1][1])] * 2
+            edge = [(px, py) for px, py in zip(xs, highs)] + [(px, py) for px, py in reversed(list(zip(xs, lows)))]
+            out.append(f'<polygon class="band" data-entity="{esc(entity)}" fill="{colour}" fill-opacity="{BAND_OPACITY}" '
+                       'stroke="none" points="' + " ".join(f"{px:.1f},{py:.1f}" for px, py in edge) + '"/>')
+            stretch = []
+    return out
 
 
 def _chart_section(model: ReportModel) -> str:
@@ -197,7 +228,21 @@ def _chart_section(model: ReportModel) -> str:
             + ('One point per run, in the order the runs started, labelled with the time each started (UTC).'
                if model.chart_runs and all(r.run_time for r in model.chart_runs) else
                'Runs of one day are in the order the mart stores them.') + '</p>'
-            f'{chart_svg(model)}<ul class="legend">{"".join(legend)}</ul></section>')
+            f'{chart_svg(model)}<ul class="legend">{"".join(legend)}{_drift_legend(model)}</ul></section>')
+
+
+def _drift_legend(model: ReportModel) -> str:
+    """What the band and the rings mean, when the chart has either (quality_drift has judged a run)."""
+    items = []
+    if model.bands:
+        items.append('<li class="drift"><span class="swatch band-swatch"></span><span class="name">baseline band: the '
+                     'median of the runs before, up to the rate a drift test calls out of band '
+                     '(docs/quality-rules.md, drift tests)</span></li>')
+    if model.flagged_runs:
+        items.append(f'<li class="drift"><span class="swatch ring" style="border-color:{FLAGGED}"></span><span '
+                     'class="name">a run a drift test found out of band (quarantine rate, volume or a rule: hover '
+                     'the point)</span></li>')
+    return "".join(items)
 
 
 # -- counts ----------------------------------------------------------------------------------------
@@ -385,6 +430,8 @@ svg .xtick { stroke:#9aa5b1; } svg text { fill:#52606d; } svg .xdate, svg .xtime
 .legend { list-style:none; display:flex; flex-wrap:wrap; gap:8px 22px; margin:10px 0 0 60px; padding:0; }
 .legend li { display:flex; align-items:center; gap:7px; }
 .swatch { display:inline-block; width:22px; height:12px; border-radius:3px; }
+.band-swatch { background:#888; opacity:.3; }
+.swatch.ring { width:12px; background:none; border:2.5px solid; border-radius:50%; }
 .legend .rate { color:var(--muted); font-variant-numeric:tabular-nums; }
 table { border-collapse:collapse; width:100%; }
 th, td { text-align:left; padding:7px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
