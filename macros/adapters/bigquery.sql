@@ -121,6 +121,12 @@
   {{ return(bloomery.default__reject_rows(entity, staged, sources)) }}
 {%- endmacro %}
 
+{#- The bronze column snapshots: a new run_id every build, so the merge only inserts. -#}
+{% macro bigquery__quality_bronze_columns(sources) -%}
+  {%- do config(incremental_strategy='merge', unique_key=['run_id', 'source_name', 'column_name']) -%}
+  {{ return(bloomery.default__quality_bronze_columns(sources)) }}
+{%- endmacro %}
+
 {% macro bigquery__mart_data_quality(entities, reconcile) -%}
   {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'mapping', 'rule']) -%}
   {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}

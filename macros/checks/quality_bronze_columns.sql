@@ -8,6 +8,10 @@
     the engine's own "does not exist"). Names and types reach SQL only as literals
     (bloomery.string_literal). -#}
 {% macro quality_bronze_columns(sources) -%}
+  {{ return(adapter.dispatch('quality_bronze_columns', 'bloomery')(sources)) }}
+{%- endmacro %}
+
+{% macro default__quality_bronze_columns(sources) -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set rows = [] -%}
   {%- if execute -%}
