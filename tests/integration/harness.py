@@ -10,7 +10,10 @@ its own on the session's server (the `pg_server` fixture in conftest.py).
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
+import json
 import os
 import re
 import shutil
@@ -226,3 +229,19 @@ def engine_project(engine: str, tmp: Path, request, specs: Path | None = None) -
     if engine == "duckdb":
         return DuckProject(tmp, specs)
     return PgProject(tmp, request.getfixturevalue("pg_server"), specs)
+
+
+def summary(project: _Project, *args: str) -> tuple[int, str]:
+    """`bloomery summary` on the project, in process: (exit status, what it printed)."""
+    os.environ.update(project._env())
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = bloomery_main(["summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                              "--target", project.target, *args])
+    assert code in (0, 4), (code, err.getvalue())
+    return code, out.getvalue()
+
+
+def summary_json(project: _Project, *args: str) -> tuple[int, dict]:
+    code, text = summary(project, "--format", "json", *args)
+    return code, json.loads(text)

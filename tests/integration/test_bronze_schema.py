@@ -16,9 +16,8 @@ import json
 
 import pytest
 
-from .harness import ENGINES, engine_project
+from .harness import ENGINES, engine_project, summary
 from .test_drift import COLUMNS, STEADY, load, model, specs
-from .test_summary import summary
 
 TEST = "reading_bronze_schema"
 

@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from .harness import ENGINES, engine_project
+from .harness import ENGINES, engine_project, summary_json
 
 MAPPING = """\
 mapping_version: 1
@@ -87,6 +87,13 @@ def run(project, n: int, **shape) -> dict[str, str]:
     return statuses
 
 
+def drifted(project) -> tuple[int, list[tuple]]:
+    """`bloomery summary --fail-on warn`: its exit status and the entity's measures out of band."""
+    code, doc = summary_json(project, "--fail-on", "warn")
+    (entity,) = doc["entities"]
+    return code, [(d["metric"], d["rule"]) for d in entity["drift"]]
+
+
 @pytest.fixture(params=ENGINES)
 def project(request, tmp_path):
     project = engine_project(request.param, tmp_path, request, specs(tmp_path))
@@ -117,19 +124,25 @@ def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
     assert project.query("select count(distinct run_started_at) from main.mart_data_quality") == [(8,)]
 
     # 9: 40 of 100 readings not integers: the quarantine rate jumps
+    assert drifted(project) == (0, [])
+
     statuses = run(project, 9, not_int=40)
     assert statuses[RATE] == "warn", statuses
     assert (statuses[VOLUME], statuses[RANGE], statuses[NOT_NULL]) == ("pass", "pass", "pass"), statuses
+    # the summary says the same: the rate drifted, and the coercible rule that diverts those rows
+    assert drifted(project) == (4, [("quarantine_rate", None), ("rule", "value_coercible")])
 
     # 10: only the range rule spikes (a flag rule: the quarantine rate is not what moves)
     statuses = run(project, 10, negative=60)
     assert statuses[RANGE] == "warn", statuses
     assert (statuses[NOT_NULL], statuses[COERCIBLE], statuses[VOLUME]) == ("pass", "pass", "pass"), statuses
+    assert drifted(project) == (4, [("rule", "value_range_min")])
 
     # 11: a tenth of the usual load
     statuses = run(project, 11, rows=10, not_int=0, negative=1, no_unit=0)
     assert statuses[VOLUME] == "warn", statuses
     assert (statuses[RANGE], statuses[NOT_NULL], statuses[COERCIBLE]) == ("pass", "pass", "pass"), statuses
+    assert drifted(project) == (4, [("volume", None)])
 
     # severity error: the same latest run judged by a later `dbt test` is an ERROR, and dbt exits non-zero
     (project.dir / "specs" / "model.yaml").write_text(model("{severity: error}"))

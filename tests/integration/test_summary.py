@@ -7,16 +7,11 @@ tested again with `drift: {severity: error}` (an ERROR).
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 
 import pytest
 
-from bloomery.cli import main as bloomery_main
-
-from .harness import ENGINES, engine_project
+from .harness import ENGINES, engine_project, summary
 from .test_drift import COERCIBLE, RATE, model, run, specs
 
 
@@ -25,16 +20,6 @@ def project(request, tmp_path):
     project = engine_project(request.param, tmp_path, request, specs(tmp_path))
     assert project.compile() == 0
     return project
-
-
-def summary(project, *args: str) -> tuple[int, str]:
-    os.environ.update(project._env())
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = bloomery_main(["summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                              "--target", project.target, *args])
-    assert code in (0, 4), (code, err.getvalue())
-    return code, out.getvalue()
 
 
 def test_summary_of_a_steady_history_then_a_drift(project):
