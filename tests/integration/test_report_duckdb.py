@@ -134,18 +134,21 @@ def test_the_chart_draws_both_runs_per_entity(built, html):
     assert customer[1] < customer[0]                           # so its line goes up the page
 
 
-def test_chromium_renders_the_chart(built, html, tmp_path):
-    browser = chromium()
-    out = built[1]
-    shot = tmp_path / "report.png"
+def _screenshot(browser: str, page: Path, tmp_path: Path, height: int = 900) -> "png.Image":
+    """The page as headless Chromium draws it, 1280 pixels wide."""
+    shot = tmp_path / "page.png"
     run = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--force-color-profile=srgb", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
-         f"--screenshot={shot}", "--window-size=1280,1400", out.as_uri()],
+         f"--screenshot={shot}", f"--window-size=1280,{height}", page.as_uri()],
         capture_output=True, text=True, timeout=180)
     assert shot.is_file(), f"Chromium wrote no screenshot (exit {run.returncode}):\n{run.stderr[-2000:]}"
-    image = png.read(shot.read_bytes())
+    return png.read(shot.read_bytes())
+
+
+def test_chromium_renders_the_chart(built, html, tmp_path):
+    image = _screenshot(chromium(), built[1], tmp_path, height=1400)
     assert (image.width, image.height) == (1280, 1400)
     colours = image.colours()
     background = max(colours.values())
@@ -163,18 +166,6 @@ def test_an_unreadable_project_exits_1_with_the_reason(tmp_path):
     assert code == 1
     assert "bloomery report: dbt could not parse the project" in err.getvalue()
     assert not (tmp_path / "r.html").exists()
-
-
-def _screenshot(browser: str, page: Path, tmp_path: Path) -> "png.Image":
-    shot = tmp_path / "page.png"
-    run = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--force-color-profile=srgb", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
-         f"--screenshot={shot}", "--window-size=1280,900", page.as_uri()],
-        capture_output=True, text=True, timeout=180)
-    assert shot.is_file(), f"Chromium wrote no screenshot (exit {run.returncode}):\n{run.stderr[-2000:]}"
-    return png.read(shot.read_bytes())
 
 
 def test_the_chart_shows_the_baseline_band_and_rings_the_run_out_of_band(tmp_path):
