@@ -257,5 +257,9 @@ def test_the_chart_draws_the_band_under_the_line_and_rings_the_flagged_runs():
     assert svg.index('class="band"') < svg.index('class="series"')   # drawn first: under the lines
     assert re.findall(r'<circle class="flagged" data-entity="(\w+)"', svg) == ["customer", "order"]
     assert "out of band: quarantine rate, rule country_length" in svg
+    # the text alternative says what the band and the rings show (a screen reader sees no colours)
+    label = re.search(r'<svg class="chart"[^>]*aria-label="([^"]+)"', svg).group(1)
+    assert "with the baseline band of customer" in label and "customer (run #3)" in label and "order (run #2)" in label
+    assert "<title>customer: baseline band of the quarantine rate (quality_drift)</title>" in svg
     page = render_html(ReportInput(mart_rows=rows, drift_rows=drift_rows))
     assert "baseline band" in page and "out of band (quarantine rate, volume or a rule" in page

@@ -147,7 +147,8 @@ def chart_svg(model: ReportModel) -> str:
         return top + ph - ph * (rate * 100) / top_value
 
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
-             f'aria-label="Quarantine rate per entity over the last {n} runs" xmlns="http://www.w3.org/2000/svg">']
+             f'aria-label="Quarantine rate per entity over the last {n} runs{_drift_alt(model)}" '
+             'xmlns="http://www.w3.org/2000/svg">']
     tick = 0.0
     while tick <= top_value + 1e-9:
         ty = y(tick / 100)
@@ -192,6 +193,19 @@ def chart_svg(model: ReportModel) -> str:
     return "".join(parts)
 
 
+def _drift_alt(model: ReportModel) -> str:
+    """The chart's text alternative says what the band and the rings show, for a screen reader."""
+    said = []
+    if model.bands:
+        said.append(f"the baseline band of {', '.join(sorted(model.bands))}")
+    flagged = sorted(model.flagged_runs)
+    if flagged:
+        said.append("runs out of band ringed for " + ", ".join(
+            f"{e} (run {', '.join('#' + str(model.chart_runs[i].number) for i in sorted(model.flagged_runs[e]))})"
+            for e in flagged))
+    return esc("; with " + "; ".join(said)) if said else ""
+
+
 def _band_paths(entity: str, bands: list, colour: str, x, y) -> list[str]:
     """The baseline band of an entity's quarantine rate, median to median + band, as quality_drift
     judged each run: one filled area per stretch of consecutive judged runs (a lone judged run is
@@ -207,7 +221,8 @@ def _band_paths(entity: str, bands: list, colour: str, x, y) -> list[str]:
             highs = [y(hi) for _, (_, hi) in stretch] if len(stretch) > 1 else [y(stretch[0][1][1])] * 2
             edge = [(px, py) for px, py in zip(xs, highs)] + [(px, py) for px, py in reversed(list(zip(xs, lows)))]
             out.append(f'<polygon class="band" data-entity="{esc(entity)}" fill="{colour}" fill-opacity="{BAND_OPACITY}" '
-                       'stroke="none" points="' + " ".join(f"{px:.1f},{py:.1f}" for px, py in edge) + '"/>')
+                       'stroke="none" points="' + " ".join(f"{px:.1f},{py:.1f}" for px, py in edge) + '">'
+                       f'<title>{esc(entity)}: baseline band of the quarantine rate (quality_drift)</title></polygon>')
             stretch = []
     return out
 
