@@ -107,6 +107,11 @@ def as_int(value) -> int:
     return int(Decimal(str(value)))
 
 
+def as_bool(value) -> bool:
+    """A boolean as an engine returns it: a bool, or text such as 't' / 'true' / '1'."""
+    return str(value).strip().lower() in ("true", "t", "1")
+
+
 def as_text(value) -> str:
     if value is None:
         return ""
@@ -238,11 +243,10 @@ def _drift_marks(rows: list[dict], position: dict[str, int], series: dict[str, l
         if i is None or entity not in series:
             continue
         metric, rule = as_text(row["metric"]), as_text(row.get("rule"))
-        if str(row.get("out_of_band")).lower() in ("true", "t", "1"):
+        if as_bool(row.get("out_of_band")):
             what = "quarantine rate" if metric == "quarantine_rate" else "volume" if metric == "volume" else f"rule {rule}"
             flagged.setdefault(entity, {}).setdefault(i, []).append(what)
-        judged = str(row.get("judged")).lower() in ("true", "t", "1")
-        if metric != "quarantine_rate" or not judged:
+        if metric != "quarantine_rate" or not as_bool(row.get("judged")):
             continue
         value, median, band = (_as_float(row.get(k)) for k in ("metric_value", "baseline_median", "band"))
         plotted = series[entity][i]
