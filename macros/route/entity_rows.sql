@@ -29,7 +29,7 @@ select
   {{ q('_quality_flags') }},
   {{ bloomery.flags_size(q('_quality_flags')) }} = 0 as {{ q('_quality_ok') }}
 from {{ staged }}
-where {% if swap %}false{% else %}{{ q('_bloomery_route') }} = 'keep'{% endif %}
+where ({{ 'false' if swap else q('_bloomery_route') ~ " = 'keep'" }})
 {%- if entity.get('unknown_member') %}
 {#- The reserved member children's orphans point at, so aggregates joined through the
     relationship keep every child row. It never satisfies a referential probe. -#}
