@@ -8,6 +8,11 @@
 
 {% macro default__entity_rows(entity, staged) -%}
   {%- set q = adapter.quote -%}
+  {#- publishing the staged table itself (publish.sql): this statement writes the unknown member
+      alone, and the entity's post-hook moves it into the staged table it renames into place -#}
+  {%- set swap = bloomery.publishes_staged(entity) -%}
+{% if swap %}{{ bloomery.publish_mark() }}
+{% endif -%}
 select
   {%- for col in entity.columns %}
   {#- a decimal keeps its declared precision and scale in the published table: on PostgreSQL the
@@ -24,7 +29,7 @@ select
   {{ q('_quality_flags') }},
   {{ bloomery.flags_size(q('_quality_flags')) }} = 0 as {{ q('_quality_ok') }}
 from {{ staged }}
-where {{ q('_bloomery_route') }} = 'keep'
+where ({{ 'false' if swap else q('_bloomery_route') ~ " = 'keep'" }})
 {%- if entity.get('unknown_member') %}
 {#- The reserved member children's orphans point at, so aggregates joined through the
     relationship keep every child row. It never satisfies a referential probe. -#}

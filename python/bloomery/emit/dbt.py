@@ -308,6 +308,12 @@ def _staged_sql(entity: dict) -> str:
 
 def _entity_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
+    # write once: a build that creates the entity publishes the staged table itself where the
+    # engine renames cheaply (macros/route/publish.sql); elsewhere the hook renders `select 1`
+    # (a hook does not see the model's `entity`: the mapping's names are passed as literals)
+    first = entity["mappings"][0]
+    publish = ["{{ bloomery.publish_staged(" + literal(first["mapping"]) + ", " + literal(first["source"])
+               + ", ref(" + staged + ")) }}"]
     if entity["scd"] == "type2":
         # History is the snapshot's: this view is what it versions, this run's kept rows.
         config = _config(materialized="view", tags=_tags(entity["entity"]))
@@ -318,10 +324,10 @@ def _entity_sql(entity: dict) -> str:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity["key"]) + ", "
                 + literal(bool(entity["dedupe"])) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook], grants=_grants(entity), tags=_tags(entity["entity"]))
+                         pre_hook=[hook], post_hook=publish, grants=_grants(entity), tags=_tags(entity["entity"]))
     else:
         # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
-        config = _config(materialized="table", grants=_grants(entity), tags=_tags(entity["entity"]))
+        config = _config(materialized="table", post_hook=publish, grants=_grants(entity), tags=_tags(entity["entity"]))
     deps = ""
     if entity["quarantine"]:
         # the reject table first: a run stopped between the two leaves diverted rows recorded
