@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from .corpus_checks import ShopChecks, load_shop
-from .harness import DuckProject
+from .harness import ROOT, DuckProject
 
 pytestmark = pytest.mark.duckdb
 
@@ -30,3 +30,12 @@ def test_parent_carries_the_unknown_member(built):
     # every kept line still joins to an order
     joined = built.query("select count(*) from main.order_item i join main.\"order\" o using (order_id)")[0][0]
     assert joined == built.query("select count(*) from main.order_item")[0][0]
+
+
+def test_a_project_macro_overrides_the_package(built):
+    # integration_tests/macros/flags_size.sql overrides `duckdb__flags_size` through the dispatch
+    # search order, as a user's project would; the package's own macro has no such comment
+    marker = "flags_size: bloomery_integration_tests override"
+    compiled = built.dir / "target" / "compiled" / "bloomery_integration_tests" / "models" / "bloomery" / "order_item.sql"
+    assert marker in compiled.read_text()
+    assert not any(marker in p.read_text() for p in (ROOT / "macros").rglob("*.sql"))
