@@ -18,7 +18,6 @@ import difflib
 import json
 import gc
 import re
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any, Callable
 
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
+from .resolve.ir import Disposition, ProjectIR, materialization  # noqa: F401 (re-exported until the split lands)
 from .resolve.naming import assert_name, rule_name, unique_name
 from .rules.regex_subset import PortableRegexError, check_portable_regex
 from .spec.documents import SpecDocument, discover_specs, read_document
@@ -34,7 +34,6 @@ from .transforms.chain import NULLIFYING, ChainError, Lowered, lower_chain
 from .transforms.types import SpecType, parse_type, type_problem
 from .vocabulary import METADATA, RESERVED, UNKNOWN_MEMBER
 
-SEVERITY = {"flag": 1, "quarantine": 2, "fail": 3}
 RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
 FRESHNESS_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
@@ -57,36 +56,6 @@ _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _RECONCILE_AGG_SIDE = re.compile(
     rf"^(?P<agg>[A-Za-z_]+)\s*\(\s*(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})\s*\)\s+by\s+(?P<by>.+)$")
 _RECONCILE_BARE_SIDE = re.compile(rf"^(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})$")
-
-
-@dataclass
-class ProjectIR:
-    entities: dict[str, dict]                 # entity name -> entity IR (see entity_ir)
-    relationships: list[dict] = field(default_factory=list)
-    sources: list[dict] = field(default_factory=list)   # bronze relations, with freshness
-    files: list[str] = field(default_factory=list)
-    reconcile: list[dict] = field(default_factory=list)  # document-level checks (spec 3.6)
-    coverage: list[dict] = field(default_factory=list)
-    # spec path text ("mapping[a->b].fields.x.transform[1]") -> Location; for later stages
-    # (emit) that know where a problem is in spec terms but not in which file and line.
-    locate: Callable[[str], Location] | None = field(default=None, repr=False, compare=False)
-
-    def relocate(self, error: BloomeryError) -> BloomeryError:
-        """Give an error raised after compilation (emit) the file, line and column of its spec path."""
-        loc = error.location
-        if self.locate is not None and loc.path and not loc.file:
-            found = self.locate(loc.path)
-            error.location = Location(found.file, found.line, found.column, loc.path)
-        return error
-
-
-def materialization(entity: dict) -> str:
-    """An entity spec's materialization: the declared one, else `incremental_by_partition` when it
-    has a `partition_by`, else `full` (the one derivation: the IR and plan's spec facts use it)."""
-    declared = entity.get("materialization")
-    if declared:
-        return declared
-    return "incremental_by_partition" if entity.get("partition_by") else "full"
 
 
 def check_project(specs_dir: Path) -> ProjectIR:
@@ -748,7 +717,7 @@ class _Compiler:
                     disposition = rule["on_fail"]
                     if kind == "coercible":
                         explicit_coercible = True
-                        if col in dedupe_cols and SEVERITY[disposition] < SEVERITY["fail"]:
+                        if col in dedupe_cols and Disposition.of(disposition) < Disposition.FAIL:
                             self.error(E.DedupeDispositionConflict, doc, path + ("on_fail",),
                                        f"`{col}` orders dedupe, so a value that will not cast would leave the surviving "
                                        f"row undefined; its coercible rule must be `fail`, not `{disposition}`",
