@@ -25,6 +25,10 @@ from typing import Any, Callable
 
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
+from .guardrails.charset import CHARSET_MAX, _CharsetError, _codepoints
+from .guardrails.literals import (_bound_literal, _bound_ok, _bounds_reversed, _enum_admissible, _iso_date,
+                                 _iso_timestamp)
+from .guardrails.pattern import PATTERN_MAX_POSITIONS, _pattern_positions
 from .resolve.ir import Disposition, ProjectIR, materialization  # noqa: F401 (re-exported until the split lands)
 from .resolve.naming import assert_name, rule_name, unique_name
 from .rules.regex_subset import PortableRegexError, check_portable_regex
@@ -39,20 +43,11 @@ RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
 FRESHNESS_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 RECONCILE_AGGS = ("avg", "count", "max", "min", "sum")
-CHARSET_MAX = 1024
-# A pattern's size once its counted repeats are written out. Measured on the shipped engines:
-# PostgreSQL 15 refuses `[a-z]{255}` repeated 180 times (45,900 positions) with "regular
-# expression is too complex"; DuckDB's RE2 refuses `.{1,255}` x 250 with "pattern too large" and
-# takes seconds to compile x 150. Real rules stay far below this limit.
-PATTERN_MAX_POSITIONS = 5000
 # What cannot sit inside a quoted SQL identifier as written: the shipped dialects quote with " or `
 # and dbt's adapter.quote does not escape either; control characters have no place in a name.
 # Nor a Jinja delimiter: dbt renders names in the YAML it reads (a source's name among them).
 _UNQUOTABLE = re.compile(r'["`\x00-\x1f\x7f]|\{\{|\{%|\{#')
 _ROLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")   # dbt writes grantees unquoted
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
-_DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _RECONCILE_AGG_SIDE = re.compile(
     rf"^(?P<agg>[A-Za-z_]+)\s*\(\s*(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})\s*\)\s+by\s+(?P<by>.+)$")
@@ -1174,168 +1169,3 @@ def _duration(text: str) -> dict:
 def _minutes(text: str) -> int:
     """A freshness duration (`^[1-9][0-9]{0,4}[mhdw]$`) in minutes, to compare two of them."""
     return int(text[:-1]) * FRESHNESS_MINUTES[text[-1]]
-
-
-def _iso_date(text: str) -> bool:
-    if not _ISO_DATE.match(text):
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _iso_timestamp(text: str) -> bool:
-    if not _ISO_TS.match(text):
-        return False
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _bound_ok(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, Decimal):
-        return value.is_finite() and "e" not in str(value).lower()
-    if isinstance(value, str):
-        return bool(_DECIMAL_TEXT.match(value) or _iso_date(value) or _iso_timestamp(value))
-    return False
-
-
-def _bounds_reversed(low, high) -> bool:
-    """min > max, for bounds of one kind (numbers, or ISO texts compared as instants)."""
-    def key(v):
-        if isinstance(v, (int, Decimal)) or (isinstance(v, str) and _DECIMAL_TEXT.match(v)):
-            return "number", Decimal(str(v))
-        if _iso_date(v):
-            return "time", datetime.fromisoformat(v + "T00:00:00")
-        return "time", datetime.fromisoformat(v)
-    (k1, a), (k2, b) = key(low), key(high)
-    return k1 == k2 and a > b
-
-
-def _bound_literal(value, t: SpecType):
-    """The bound as the macros render it: {"kind": number|date|timestamp, "value": text}; None if it cannot compare."""
-    if isinstance(value, bool) or value is None:
-        return None
-    text = str(value)
-    if t.numeric and (isinstance(value, (int, Decimal)) or _DECIMAL_TEXT.match(text)):
-        try:
-            if not Decimal(text).is_finite():
-                return None
-        except InvalidOperation:
-            return None
-        if "e" in text.lower():
-            return None
-        return {"kind": "number", "value": text}
-    if t.name == "date" and isinstance(value, str) and _iso_date(text):
-        return {"kind": "date", "value": text}
-    if t.name == "timestamp" and isinstance(value, str) and (_iso_timestamp(text) or _iso_date(text)):
-        return {"kind": "timestamp", "value": text.replace("T", " ")}
-    return None
-
-
-def _enum_admissible(low: Lowered) -> list[str] | None:
-    names = low.names
-    if "enum_map" not in names:
-        return None
-    last = max(i for i, n in enumerate(names) if n == "enum_map")
-    if any(n not in ("enum_map", "to_string") for n in names[last + 1:]):
-        return None
-    # Values the last map can produce from an admissible input: its targets, each passed
-    # through the map itself (a target that is also a spelling maps on, as in the CASE).
-    last_map = [s for s in low.steps if s["op"] == "enum_map"][-1]
-    first: dict[str, str] = {}
-    for spelling, target in last_map["pairs"]:
-        first.setdefault(spelling, target)
-    admissible = {first.get(t, t) for t in first.values()}
-    return sorted(admissible or [])
-
-
-class _CharsetError(E.Refusal):
-    def __init__(self, message: str, where: tuple = ()):
-        super().__init__(message)
-        self.where = where
-
-
-def _codepoints(items: list[str]) -> list[int]:
-    ranges = []
-    for i, item in enumerate(items):
-        parts = item.split("-")
-        lo = int(parts[0][2:], 16)
-        hi = int(parts[1][2:], 16) if len(parts) == 2 else lo
-        if hi < lo:
-            raise _CharsetError(f"codepoint range {item} runs backwards", (i,))
-        if hi > 0x10FFFF:
-            raise _CharsetError(f"{item} is beyond U+10FFFF, the last Unicode codepoint", (i,))
-        if lo <= 0xDFFF and hi >= 0xD800:
-            raise _CharsetError(f"{item} includes surrogates (U+D800-U+DFFF), which are not characters", (i,))
-        if hi - lo + 1 > CHARSET_MAX:
-            raise _CharsetError(f"{item} spans {hi - lo + 1} codepoints; a charset holds at most {CHARSET_MAX}", (i,))
-        ranges.append((lo, hi))
-    points: set[int] = set()
-    for lo, hi in ranges:
-        points.update(range(lo, hi + 1))
-    if len(points) > CHARSET_MAX:
-        raise _CharsetError(f"the charset holds {len(points)} distinct codepoints; at most {CHARSET_MAX} are allowed")
-    return sorted(points)
-
-
-def _pattern_positions(regex: str) -> int:
-    """How many character positions `regex` stands for once counted repeats are written out:
-    what an engine's compiled program grows with. Assumes the portable subset (already checked)."""
-    total_stack: list[list[int]] = [[0, 0]]   # per open group: [sum of finished branches, current branch]
-    last = 0                                   # size of the last atom, for a quantifier after it
-    i, n = 0, len(regex)
-    while i < n:
-        c = regex[i]
-        if c == "\\":
-            last, i = 1, i + 2
-        elif c == "[":
-            j = i + 1
-            if j < n and regex[j] == "^":
-                j += 1
-            while j < n and regex[j] != "]":
-                j += 2 if regex[j] == "\\" else 1
-            last, i = 1, j + 1
-        elif c == "(":
-            total_stack.append([0, 0])
-            i += 3 if regex.startswith("(?:", i) else 1
-            continue
-        elif c == ")":
-            finished, current = total_stack.pop() if len(total_stack) > 1 else total_stack[-1]
-            last, i = finished + current, i + 1
-        elif c == "|":
-            total_stack[-1][0] += total_stack[-1][1]
-            total_stack[-1][1] = 0
-            i += 1
-            continue
-        elif c in "^$":
-            i += 1
-            continue
-        elif c in "*+?":
-            i += 1
-            continue  # the atom already counted once
-        elif c == "{":
-            m = re.match(r"\{(\d+)(,(\d*))?\}", regex[i:])
-            if m:
-                low = int(m.group(1))
-                high = int(m.group(3)) if m.group(3) else (low + 1 if m.group(2) else low)
-                total_stack[-1][1] += last * (max(high, 1) - 1)
-                i += m.end()
-                continue
-            last, i = 1, i + 1
-        else:
-            last, i = 1, i + 1
-        total_stack[-1][1] += last
-    finished, current = total_stack[0]
-    while len(total_stack) > 1:  # unbalanced input: count what is open
-        f, cur = total_stack.pop()
-        current += f + cur
-    return finished + current
