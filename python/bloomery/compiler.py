@@ -18,7 +18,6 @@ import difflib
 import json
 import gc
 import re
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -26,67 +25,33 @@ from typing import Any, Callable
 
 from . import errors as E
 from .errors import BloomeryError, ErrorSink, Location
+from .guardrails.charset import CHARSET_MAX, _CharsetError, _codepoints
+from .guardrails.literals import (_bound_literal, _bound_ok, _bounds_reversed, _enum_admissible, _iso_date,
+                                 _iso_timestamp)
+from .guardrails.pattern import PATTERN_MAX_POSITIONS, _pattern_positions
+from .resolve.ir import Disposition, ProjectIR, materialization  # noqa: F401 (re-exported until the split lands)
 from .resolve.naming import assert_name, rule_name, unique_name
 from .rules.regex_subset import PortableRegexError, check_portable_regex
+from .spec.dbt_metadata import _dbt_metadata, _meta_problems, _show, _test_problems
 from .spec.documents import SpecDocument, discover_specs, read_document
 from .spec.yaml_source import format_path
 from .transforms.chain import NULLIFYING, ChainError, Lowered, lower_chain
 from .transforms.types import SpecType, parse_type, type_problem
 from .vocabulary import METADATA, RESERVED, UNKNOWN_MEMBER
 
-SEVERITY = {"flag": 1, "quarantine": 2, "fail": 3}
 RETENTION_HOURS = {"h": 1, "d": 24, "w": 168}
 FRESHNESS_PERIOD = {"m": "minute", "h": "hour", "d": "day", "w": "day"}
 FRESHNESS_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 RECONCILE_AGGS = ("avg", "count", "max", "min", "sum")
-CHARSET_MAX = 1024
-# A pattern's size once its counted repeats are written out. Measured on the shipped engines:
-# PostgreSQL 15 refuses `[a-z]{255}` repeated 180 times (45,900 positions) with "regular
-# expression is too complex"; DuckDB's RE2 refuses `.{1,255}` x 250 with "pattern too large" and
-# takes seconds to compile x 150. Real rules stay far below this limit.
-PATTERN_MAX_POSITIONS = 5000
 # What cannot sit inside a quoted SQL identifier as written: the shipped dialects quote with " or `
 # and dbt's adapter.quote does not escape either; control characters have no place in a name.
 # Nor a Jinja delimiter: dbt renders names in the YAML it reads (a source's name among them).
 _UNQUOTABLE = re.compile(r'["`\x00-\x1f\x7f]|\{\{|\{%|\{#')
 _ROLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")   # dbt writes grantees unquoted
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
-_DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _RECONCILE_AGG_SIDE = re.compile(
     rf"^(?P<agg>[A-Za-z_]+)\s*\(\s*(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})\s*\)\s+by\s+(?P<by>.+)$")
 _RECONCILE_BARE_SIDE = re.compile(rf"^(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})$")
-
-
-@dataclass
-class ProjectIR:
-    entities: dict[str, dict]                 # entity name -> entity IR (see entity_ir)
-    relationships: list[dict] = field(default_factory=list)
-    sources: list[dict] = field(default_factory=list)   # bronze relations, with freshness
-    files: list[str] = field(default_factory=list)
-    reconcile: list[dict] = field(default_factory=list)  # document-level checks (spec 3.6)
-    coverage: list[dict] = field(default_factory=list)
-    # spec path text ("mapping[a->b].fields.x.transform[1]") -> Location; for later stages
-    # (emit) that know where a problem is in spec terms but not in which file and line.
-    locate: Callable[[str], Location] | None = field(default=None, repr=False, compare=False)
-
-    def relocate(self, error: BloomeryError) -> BloomeryError:
-        """Give an error raised after compilation (emit) the file, line and column of its spec path."""
-        loc = error.location
-        if self.locate is not None and loc.path and not loc.file:
-            found = self.locate(loc.path)
-            error.location = Location(found.file, found.line, found.column, loc.path)
-        return error
-
-
-def materialization(entity: dict) -> str:
-    """An entity spec's materialization: the declared one, else `incremental_by_partition` when it
-    has a `partition_by`, else `full` (the one derivation: the IR and plan's spec facts use it)."""
-    declared = entity.get("materialization")
-    if declared:
-        return declared
-    return "incremental_by_partition" if entity.get("partition_by") else "full"
 
 
 def check_project(specs_dir: Path) -> ProjectIR:
@@ -748,7 +713,7 @@ class _Compiler:
                     disposition = rule["on_fail"]
                     if kind == "coercible":
                         explicit_coercible = True
-                        if col in dedupe_cols and SEVERITY[disposition] < SEVERITY["fail"]:
+                        if col in dedupe_cols and Disposition.of(disposition) < Disposition.FAIL:
                             self.error(E.DedupeDispositionConflict, doc, path + ("on_fail",),
                                        f"`{col}` orders dedupe, so a value that will not cast would leave the surviving "
                                        f"row undefined; its coercible rule must be `fail`, not `{disposition}`",
@@ -1122,121 +1087,6 @@ class _Compiler:
         return out
 
 
-# -- dbt metadata passed through to the generated YAML (extension keys) -------------------------
-# dbt's own grammar of a test's name (`package.test`) and the keys a test entry holds besides its
-# arguments (dbt's TestBuilder.CONFIG_ARGS go into `config:`)
-_DBT_TEST_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*$")
-_DBT_TEST_LABEL = re.compile(r"^[A-Za-z0-9_]+$")
-DBT_TEST_CONFIG = ("severity", "tags", "enabled", "where", "limit", "warn_if", "error_if", "fail_calc",
-                   "store_failures", "store_failures_as", "meta", "database", "schema", "alias")
-_JINJA_OPENER = re.compile(r"\{[{%#]")
-
-
-def _meta_problems(value, path: tuple) -> list[tuple[tuple, str]]:
-    """Where a meta (or test argument) value holds what no YAML dbt reads can carry as data: a key
-    that is not a plain string or holds a Jinja opener, a number that is not finite."""
-    out = []
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if not isinstance(k, str) or not k:
-                out.append((path, f"key {k!r} of `{_fmt(path)}` is not a name"))
-            elif _JINJA_OPENER.search(k):
-                out.append((path + (k,), f"key `{k}` holds `{_JINJA_OPENER.search(k).group()}`, which dbt would run "
-                                         "as Jinja: a name in a spec is data, never code"))
-            else:
-                out += _meta_problems(v, path + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _meta_problems(v, path + (i,))
-    elif isinstance(value, (Decimal, float)) and not Decimal(str(value)).is_finite():
-        out.append((path, f"`{_fmt(path)}` is not a finite number"))
-    return out
-
-
-def _test_problems(entry, path: tuple) -> list[tuple[tuple, str, str]]:
-    """A user's dbt test entry, as dbt's YAML takes it: a test name, or {name: args} (args: the
-    test's arguments, optionally under `arguments:`, and `config`, `name`, `description`)."""
-    example = "write `not_null`, or `accepted_values: {values: [a, b]}`"
-    if isinstance(entry, str):
-        if not _DBT_TEST_NAME.match(entry):
-            return [(path, f"`{entry}` is not a dbt test name", "a test name is `name` or `package.name`: "
-                                                                "letters, digits and underscores")]
-        return []
-    if len(entry) != 1:
-        return [(path, f"a test entry holds {len(entry)} keys ({', '.join(map(str, entry))}); it is one "
-                       "`test_name: arguments` pair", "write each test as its own list item")]
-    (name, args), = entry.items()
-    if not isinstance(name, str) or not _DBT_TEST_NAME.match(name):
-        return [(path + (name,), f"`{name}` is not a dbt test name", "a test name is `name` or `package.name`: "
-                                                                    "letters, digits and underscores")]
-    if args is None:
-        return []
-    if not isinstance(args, dict):
-        return [(path + (name,), f"the arguments of test `{name}` must be a map, got {_show(args)}", example)]
-    out = []
-    here = path + (name,)
-    for key in ("column_name", "model"):
-        if key in args:
-            out.append((here + (key,), f"`{key}` is set by dbt for a test on a generated model",
-                        "drop it: a test under a field gets that column, a test under the entity the model"))
-    for key in ("arguments", "config"):
-        if key in args and not isinstance(args[key], dict):
-            out.append((here + (key,), f"`{key}` of test `{name}` must be a map, got {_show(args[key])}",
-                        f"write `{key}: {{...}}`"))
-    if "name" in args and not (isinstance(args["name"], str) and _DBT_TEST_LABEL.match(args["name"])):
-        out.append((here + ("name",), f"test name {_show(args['name'])} is not a plain name (it becomes a dbt node "
-                                      "and a file name)", "letters, digits and underscores only"))
-    if "description" in args and not isinstance(args["description"], str):
-        out.append((here + ("description",), "a test's `description` must be text", "quote it"))
-    arguments = args.get("arguments") if isinstance(args.get("arguments"), dict) else {}
-    for key in args:
-        if key in arguments:
-            out.append((here + (key,), f"`{key}` is given both beside and under `arguments:`", "keep one"))
-    for key, value in args.items():
-        if key in ("name", "description"):
-            continue
-        out += [(p, m, "write the value as text, numbers, booleans, lists and maps") for p, m in
-                _meta_problems(value, here + (key,))]
-    return out
-
-
-def _plain(value):
-    """A spec value as YAML can write it: Decimals become numbers (text when a float would change them)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, Decimal):
-        return float(value) if Decimal(repr(float(value))) == value else str(value)
-    return value
-
-
-def _dbt_test(entry) -> dict:
-    """A user's test entry in one shape: {test, arguments, config, name?, description?}."""
-    if isinstance(entry, str):
-        return {"test": entry, "arguments": {}, "config": {}}
-    (name, args), = entry.items()
-    args = dict(args or {})
-    out = {"test": name, "arguments": _plain(dict(args.pop("arguments", None) or {})),
-           "config": _plain(dict(args.pop("config", None) or {}))}
-    for key in ("name", "description"):
-        if key in args:
-            out[key] = args.pop(key)
-    for key, value in args.items():
-        (out["config"] if key in DBT_TEST_CONFIG else out["arguments"])[key] = _plain(value)
-    return out
-
-
-def _dbt_metadata(spec: dict) -> dict:
-    """An entity's or field's dbt metadata for the generated YAML (extension keys)."""
-    meta = _plain(dict(spec.get("meta") or {}))
-    if spec.get("owner"):
-        meta["owner"] = spec["owner"]
-    return {"description": spec.get("description"), "meta": meta, "tags": list(spec.get("tags") or []),
-            "tests": [_dbt_test(t) for t in (spec.get("tests") or spec.get("data_tests") or [])]}
-
-
-# ----------------------------------------------------------------------------------------------
 def _fmt(path) -> str:
     return format_path(path)
 
@@ -1249,12 +1099,6 @@ def _parse_path(text: str) -> tuple:
         index, name = part
         out.append(int(index) if index else name)
     return tuple(out)
-
-
-def _show(value) -> str:
-    if isinstance(value, Decimal):
-        return str(value)
-    return repr(value)
 
 
 def _type_ir(t: SpecType) -> dict:
@@ -1325,168 +1169,3 @@ def _duration(text: str) -> dict:
 def _minutes(text: str) -> int:
     """A freshness duration (`^[1-9][0-9]{0,4}[mhdw]$`) in minutes, to compare two of them."""
     return int(text[:-1]) * FRESHNESS_MINUTES[text[-1]]
-
-
-def _iso_date(text: str) -> bool:
-    if not _ISO_DATE.match(text):
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _iso_timestamp(text: str) -> bool:
-    if not _ISO_TS.match(text):
-        return False
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _bound_ok(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, Decimal):
-        return value.is_finite() and "e" not in str(value).lower()
-    if isinstance(value, str):
-        return bool(_DECIMAL_TEXT.match(value) or _iso_date(value) or _iso_timestamp(value))
-    return False
-
-
-def _bounds_reversed(low, high) -> bool:
-    """min > max, for bounds of one kind (numbers, or ISO texts compared as instants)."""
-    def key(v):
-        if isinstance(v, (int, Decimal)) or (isinstance(v, str) and _DECIMAL_TEXT.match(v)):
-            return "number", Decimal(str(v))
-        if _iso_date(v):
-            return "time", datetime.fromisoformat(v + "T00:00:00")
-        return "time", datetime.fromisoformat(v)
-    (k1, a), (k2, b) = key(low), key(high)
-    return k1 == k2 and a > b
-
-
-def _bound_literal(value, t: SpecType):
-    """The bound as the macros render it: {"kind": number|date|timestamp, "value": text}; None if it cannot compare."""
-    if isinstance(value, bool) or value is None:
-        return None
-    text = str(value)
-    if t.numeric and (isinstance(value, (int, Decimal)) or _DECIMAL_TEXT.match(text)):
-        try:
-            if not Decimal(text).is_finite():
-                return None
-        except InvalidOperation:
-            return None
-        if "e" in text.lower():
-            return None
-        return {"kind": "number", "value": text}
-    if t.name == "date" and isinstance(value, str) and _iso_date(text):
-        return {"kind": "date", "value": text}
-    if t.name == "timestamp" and isinstance(value, str) and (_iso_timestamp(text) or _iso_date(text)):
-        return {"kind": "timestamp", "value": text.replace("T", " ")}
-    return None
-
-
-def _enum_admissible(low: Lowered) -> list[str] | None:
-    names = low.names
-    if "enum_map" not in names:
-        return None
-    last = max(i for i, n in enumerate(names) if n == "enum_map")
-    if any(n not in ("enum_map", "to_string") for n in names[last + 1:]):
-        return None
-    # Values the last map can produce from an admissible input: its targets, each passed
-    # through the map itself (a target that is also a spelling maps on, as in the CASE).
-    last_map = [s for s in low.steps if s["op"] == "enum_map"][-1]
-    first: dict[str, str] = {}
-    for spelling, target in last_map["pairs"]:
-        first.setdefault(spelling, target)
-    admissible = {first.get(t, t) for t in first.values()}
-    return sorted(admissible or [])
-
-
-class _CharsetError(E.Refusal):
-    def __init__(self, message: str, where: tuple = ()):
-        super().__init__(message)
-        self.where = where
-
-
-def _codepoints(items: list[str]) -> list[int]:
-    ranges = []
-    for i, item in enumerate(items):
-        parts = item.split("-")
-        lo = int(parts[0][2:], 16)
-        hi = int(parts[1][2:], 16) if len(parts) == 2 else lo
-        if hi < lo:
-            raise _CharsetError(f"codepoint range {item} runs backwards", (i,))
-        if hi > 0x10FFFF:
-            raise _CharsetError(f"{item} is beyond U+10FFFF, the last Unicode codepoint", (i,))
-        if lo <= 0xDFFF and hi >= 0xD800:
-            raise _CharsetError(f"{item} includes surrogates (U+D800-U+DFFF), which are not characters", (i,))
-        if hi - lo + 1 > CHARSET_MAX:
-            raise _CharsetError(f"{item} spans {hi - lo + 1} codepoints; a charset holds at most {CHARSET_MAX}", (i,))
-        ranges.append((lo, hi))
-    points: set[int] = set()
-    for lo, hi in ranges:
-        points.update(range(lo, hi + 1))
-    if len(points) > CHARSET_MAX:
-        raise _CharsetError(f"the charset holds {len(points)} distinct codepoints; at most {CHARSET_MAX} are allowed")
-    return sorted(points)
-
-
-def _pattern_positions(regex: str) -> int:
-    """How many character positions `regex` stands for once counted repeats are written out:
-    what an engine's compiled program grows with. Assumes the portable subset (already checked)."""
-    total_stack: list[list[int]] = [[0, 0]]   # per open group: [sum of finished branches, current branch]
-    last = 0                                   # size of the last atom, for a quantifier after it
-    i, n = 0, len(regex)
-    while i < n:
-        c = regex[i]
-        if c == "\\":
-            last, i = 1, i + 2
-        elif c == "[":
-            j = i + 1
-            if j < n and regex[j] == "^":
-                j += 1
-            while j < n and regex[j] != "]":
-                j += 2 if regex[j] == "\\" else 1
-            last, i = 1, j + 1
-        elif c == "(":
-            total_stack.append([0, 0])
-            i += 3 if regex.startswith("(?:", i) else 1
-            continue
-        elif c == ")":
-            finished, current = total_stack.pop() if len(total_stack) > 1 else total_stack[-1]
-            last, i = finished + current, i + 1
-        elif c == "|":
-            total_stack[-1][0] += total_stack[-1][1]
-            total_stack[-1][1] = 0
-            i += 1
-            continue
-        elif c in "^$":
-            i += 1
-            continue
-        elif c in "*+?":
-            i += 1
-            continue  # the atom already counted once
-        elif c == "{":
-            m = re.match(r"\{(\d+)(,(\d*))?\}", regex[i:])
-            if m:
-                low = int(m.group(1))
-                high = int(m.group(3)) if m.group(3) else (low + 1 if m.group(2) else low)
-                total_stack[-1][1] += last * (max(high, 1) - 1)
-                i += m.end()
-                continue
-            last, i = 1, i + 1
-        else:
-            last, i = 1, i + 1
-        total_stack[-1][1] += last
-    finished, current = total_stack[0]
-    while len(total_stack) > 1:  # unbalanced input: count what is open
-        f, cur = total_stack.pop()
-        current += f + cur
-    return finished + current
