@@ -49,13 +49,16 @@
   {%- set q = adapter.quote -%}
   {%- set rest = staged.incorporate(path={'identifier': staged.identifier ~ '_rest'}) -%}
   {%- set staged_cols = adapter.get_columns_in_relation(staged) -%}
+  {#- the bronze payload, when the staged table carries one (not every entity keeps it), is the
+      reject table's to keep -#}
+  {%- set has_raw = '_bloomery_raw' in (staged_cols | map(attribute='name') | list) -%}
   {%- set entity_cols = adapter.get_columns_in_relation(this) -%}
   {%- set published = entity_cols | map(attribute='name') | list -%}
   {%- set by_name = {} -%}
   {%- for c in entity_cols %}{% do by_name.update({c.name: c.data_type}) %}{% endfor -%}
 drop table if exists {{ rest }};
 create table {{ rest }} as
-select * exclude ({{ q('_bloomery_raw') }}) from {{ staged }} where {{ q('_bloomery_route') }} <> 'keep';
+select *{% if has_raw %} exclude ({{ q('_bloomery_raw') }}){% endif %} from {{ staged }} where {{ q('_bloomery_route') }} <> 'keep';
 delete from {{ staged }} where {{ q('_bloomery_route') }} <> 'keep';
   {%- for c in staged_cols %}
   {%- if c.name not in published %}
@@ -89,6 +92,6 @@ select
 from {{ this }}
 where {{ q('_source_row_id') }} is not null
 union all by name
-select *, cast(null as json) as {{ q('_bloomery_raw') }} from {{ rest }}
+select *{% if has_raw %}, cast(null as json) as {{ q('_bloomery_raw') }}{% endif %} from {{ rest }}
   {%- endif -%}
 {%- endmacro %}
