@@ -23,8 +23,6 @@
   {%- endif -%}
 {%- endmacro %}
 
-{% macro empty_flags() -%}{{ bloomery.flag_list([]) }}{%- endmacro %}
-
 {#- The three spellings the chain is made of; the defaults are SQL:2003's array syntax. -#}
 {% macro flags_empty() -%}{{ return(adapter.dispatch('flags_empty', 'bloomery')()) }}{%- endmacro %}
 {% macro default__flags_empty() -%}{{ return('cast(array[] as ' ~ bloomery.type_name({'name': 'string'}) ~ ' array)') }}{%- endmacro %}

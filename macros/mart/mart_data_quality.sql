@@ -124,21 +124,6 @@ select
 from judged
 {%- endmacro %}
 
-{#- The mart's pre-hook: a mart built before `run_started_at` was a column gets it (NULL on the
-    earlier snapshots), so the one deliberate change of its schema needs no full refresh, which
-    the mart refuses (full_refresh: false); on_schema_change stays `fail` for anything else. -#}
-{% macro mart_add_run_started_at() -%}
-  {%- if execute -%}
-    {%- set existing = load_relation(this) -%}
-    {%- if existing is not none -%}
-      {%- set names = adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
-      {%- if names and 'run_started_at' not in names -%}
-        {%- do alter_relation_add_remove_columns(existing, [api.Column.create('run_started_at', bloomery.type_name({'name': 'timestamp'}))], none) -%}
-      {%- endif -%}
-    {%- endif -%}
-  {%- endif -%}
-{%- endmacro %}
-
 {#- One row: `failed_<i>` = how many of `flagged`'s flag lists (column `names`) hold rule i. -#}
 {% macro rule_failures(flagged, rules) -%}
   {{ return(adapter.dispatch('rule_failures', 'bloomery')(flagged, rules)) }}
@@ -167,18 +152,4 @@ from judged
 
 {% macro postgres__rule_failures(flagged, rules) -%}
   {{ return(bloomery.duckdb__rule_failures(flagged, rules)) }}
-{%- endmacro %}
-
-{#- quarantine rate per entity and run, derived from the stored counts (a stored rate would be
-    wrong at every other grouping). -#}
-{% macro quality_quarantine_rate(mart) -%}
-select
-  run_id, run_date, entity,
-  sum(rows_quarantined) as rows_quarantined,
-  sum(rows_evaluated) as rows_evaluated,
-  case when sum(rows_evaluated) = 0 then null
-       else cast(sum(rows_quarantined) as {{ bloomery.type_name({'name': 'decimal', 'precision': 38, 'scale': 10}) }}) / sum(rows_evaluated) end
-    as quality_quarantine_rate
-from {{ mart }}
-group by run_id, run_date, entity
 {%- endmacro %}

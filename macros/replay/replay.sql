@@ -190,20 +190,6 @@
       )
 {%- endmacro %}
 
-{#- The manifest node of a model (or, for a type 2 entity, the snapshot) generated for this project. -#}
-{% macro _node(name) -%}
-  {%- for node in graph.nodes.values() if node.resource_type in ('model', 'snapshot') and node.name == name -%}
-    {{ return(node) }}
-  {%- endfor -%}
-  {{ return(none) }}
-{%- endmacro %}
-
-{% macro _relation(name) -%}
-  {%- set node = bloomery._node(name) -%}
-  {%- if node is none -%}{{ return(none) }}{%- endif -%}
-  {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias)) }}
-{%- endmacro %}
-
 {#- Each passing row goes back to the bronze relation it came from (a merged entity's rows to
     their own, each with the columns its mapping reads). -#}
 {% macro _redeliver(entity, ir, judged, reject) -%}

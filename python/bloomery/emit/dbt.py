@@ -309,7 +309,7 @@ def _staged_sql(entity: dict) -> str:
 def _entity_sql(entity: dict) -> str:
     staged = literal(f"{entity['entity']}__staged")
     # write once: a build that creates the entity publishes the staged table itself where the
-    # engine renames cheaply (macros/route/publish.sql); elsewhere the hook renders `select 1`
+    # engine renames cheaply (macros/route/publish_staged.sql); elsewhere the hook renders `select 1`
     # (a hook does not see the model's `entity`: the mapping's names are passed as literals)
     first = entity["mappings"][0]
     publish = ["{{ bloomery.publish_staged(" + literal(first["mapping"]) + ", " + literal(first["source"])

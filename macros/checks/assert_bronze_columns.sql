@@ -69,33 +69,3 @@
   {{ return(text ~ ": mapping " ~ mapping.mapping ~ " lists it under `unmapped:` (kept in the reject table's `raw`). "
      ~ "Fix: add the column to the relation, or remove it from `unmapped:` and run `bloomery compile` again.") }}
 {%- endmacro %}
-
-{#- The column names of an existing relation, as the engine reports them: the columns of an empty
-    select from the relation as every model names it (quoted), so no name is written into a string.
-    BigQuery reads the table's schema through its API instead (free there; a query is billed). -#}
-{% macro bronze_column_names(relation) -%}
-  {{ return(adapter.dispatch('bronze_column_names', 'bloomery')(relation)) }}
-{%- endmacro %}
-
-{% macro default__bronze_column_names(relation) -%}
-  {{ return(run_query('select * from ' ~ relation ~ ' where 1 = 0').column_names | list) }}
-{%- endmacro %}
-
-{% macro bigquery__bronze_column_names(relation) -%}
-  {{ return(adapter.get_columns_in_relation(relation) | map(attribute='name') | list) }}
-{%- endmacro %}
-
-{#- Whether the engine matches a quoted column name in any case: DuckDB, Spark and Databricks,
-    BigQuery, Trino and Redshift (which folds names unless enable_case_sensitive_identifier is set)
-    do; PostgreSQL and Snowflake compare a quoted name exactly. -#}
-{% macro bronze_names_fold_case() -%}
-  {{ return(adapter.dispatch('bronze_names_fold_case', 'bloomery')()) }}
-{%- endmacro %}
-
-{% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
-{% macro duckdb__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro spark__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro databricks__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro bigquery__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro trino__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

@@ -1,0 +1,14 @@
+{#- Whether the engine matches a quoted column name in any case: DuckDB, Spark and Databricks,
+    BigQuery, Trino and Redshift (which folds names unless enable_case_sensitive_identifier is set)
+    do; PostgreSQL and Snowflake compare a quoted name exactly. -#}
+{% macro bronze_names_fold_case() -%}
+  {{ return(adapter.dispatch('bronze_names_fold_case', 'bloomery')()) }}
+{%- endmacro %}
+
+{% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
+{% macro duckdb__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
+{% macro spark__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
+{% macro databricks__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
+{% macro bigquery__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
+{% macro trino__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
+{% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
