@@ -251,6 +251,20 @@ def fresh_copy(template: Path, name: str) -> Path:
     return db
 
 
+def alternate(projects: dict, rounds: int, build) -> tuple[dict, dict, dict]:
+    """Every variant once per round, in turn (a drifting machine hits all alike), each by
+    `build(key, project) -> (wall, rss)`: the medians, the peak RSS and the medians net of `fixed`."""
+    times: dict = {k: [] for k in projects}
+    memory: dict = {k: 0 for k in projects}
+    for _ in range(rounds):
+        for key, project in projects.items():
+            wall, rss = build(key, project)
+            times[key].append(wall)
+            memory[key] = max(memory[key], rss)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return med, memory, {k: max(med[k] - med["fixed"], 1e-9) for k in projects if k != "fixed"}
+
+
 def run(rows: int, rounds: int) -> dict:
     WORK.mkdir(parents=True, exist_ok=True)
     template = WORK / f"bronze_{rows}.duckdb"
@@ -258,16 +272,7 @@ def run(rows: int, rounds: int) -> dict:
         generate(template, rows)
     projects = {"fixed": _project("fixed"), "a": _project("bloomery", specs=True),
                 "b": _project("floor", floor=True), "c": _project("native", floor=True, native=True)}
-    times: dict = {k: [] for k in projects}
-    memory: dict = {k: 0 for k in projects}
-    for _ in range(rounds):
-        for key, project in projects.items():           # alternate: a drifting machine hits all alike
-            db = fresh_copy(template, key)
-            wall, rss = dbt_build(project, db)
-            times[key].append(wall)
-            memory[key] = max(memory[key], rss)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    net = {k: max(med[k] - med["fixed"], 1e-9) for k in ("a", "b", "c")}
+    med, memory, net = alternate(projects, rounds, lambda key, project: dbt_build(project, fresh_copy(template, key)))
 
     full, incremental = incremental_cost(template, rows, projects["a"])
     return {

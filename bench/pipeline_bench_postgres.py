@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -135,15 +134,8 @@ def run(settings: PgSettings, rows: int, rounds: int) -> dict:
     load_template(settings, rows)
     projects = {"fixed": postgres_project("fixed"), "a": postgres_project("bloomery", specs=True),
                 "b": postgres_project("floor", floor=True), "c": postgres_project("native", floor=True, native=True)}
-    times: dict = {k: [] for k in projects}
-    memory: dict = {k: 0 for k in projects}
-    for _ in range(rounds):
-        for key, project in projects.items():           # alternate: a drifting machine hits all alike
-            wall, rss = dbt_build(project, fresh_copy(settings, f"bench_{key}"))
-            times[key].append(wall)
-            memory[key] = max(memory[key], rss)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    net = {k: max(med[k] - med["fixed"], 1e-9) for k in ("a", "b", "c")}
+    med, memory, net = bench.alternate(projects, rounds,
+                                       lambda key, project: dbt_build(project, fresh_copy(settings, f"bench_{key}")))
     kept = settings.sql("select count(*) from main.event", dbname="bench_a")[0][0]
     return {"engine": "postgres", "server_version": settings.version, "rows": rows, "rounds": rounds,
             "median_seconds": med, "peak_rss_mb_dbt_process": memory, "kept_rows_a": kept,
