@@ -17,24 +17,23 @@ _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
 _DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 
 
-def _iso_date(text: str) -> bool:
-    if not _ISO_DATE.match(text):
+def _iso(text: str, shape: re.Pattern, parse) -> bool:
+    """`text` has the shape and is on the calendar (the shape alone lets `2026-02-30` through)."""
+    if not shape.match(text):
         return False
     try:
-        date.fromisoformat(text)
+        parse(text)
     except ValueError:
         return False
     return True
+
+
+def _iso_date(text: str) -> bool:
+    return _iso(text, _ISO_DATE, date.fromisoformat)
 
 
 def _iso_timestamp(text: str) -> bool:
-    if not _ISO_TS.match(text):
-        return False
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
+    return _iso(text, _ISO_TS, datetime.fromisoformat)
 
 
 def _bound_ok(value) -> bool:
