@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from bloomery.compiler import check_project  # noqa: E402
+from bloomery.resolve import check_project  # noqa: E402
 
 ENTITIES = 200
 TARGET_SECONDS = 2.0

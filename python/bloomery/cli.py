@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .compiler import check_project
+from .resolve import check_project
 from .errors import BloomeryError, errors_of as _errors_of, print_errors as _report_errors
 
 

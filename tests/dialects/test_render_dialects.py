@@ -14,7 +14,7 @@ import pytest
 import sqlglot
 
 from bloomery.cli import main as bloomery_main
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.emit.dialects import capabilities
 
 from .offline import ROOT, render

@@ -104,7 +104,7 @@ def compiled_as(specs: Path, tmp: Path, mix: str):
         text = (out / f"{entity}.sql").read_text()
         assert f'"materialization": "{kind}"' in text, (
             f"{entity} is declared `{kind}` in the {mix} mix, and its compiled model does not say so "
-            "(python/bloomery/compiler.py: the entity IR's materialization)")
+            "(python/bloomery/resolve/ir.py: materialization)")
 
 
 @pytest.fixture(scope="module", params=[pytest.param("duckdb", marks=pytest.mark.duckdb),

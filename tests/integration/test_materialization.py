@@ -24,9 +24,8 @@ import shlex
 import pytest
 
 from bloomery.cli import main as bloomery_main
-from bloomery.compiler import check_project, materialization
+from bloomery.resolve import check_project, materialization
 from bloomery.emit.dbt import render
-from bloomery.plan.facts import read_facts
 
 from .harness import DuckProject, PgProject
 
@@ -226,8 +225,8 @@ relationships:
     expected = {"account": "full", "payment_full": "full", "payment_default": "full",
                 "payment_inc": "incremental_by_key", "visit": "incremental_by_partition"}
     assert {name: e["materialization"] for name, e in project.entities.items()} == expected
-    # plan's spec facts come from the same derivation
-    assert {name: f["materialization"] for name, f in read_facts(root)["entities"].items()} == expected
+    # plan's contract facts come from the same derivation
+    assert {name: f["materialization"] for name, f in project.contract["entities"].items()} == expected
     assert materialization({"partition_by": ["days(at)"], "materialization": "full"}) == "full"
 
     files = render(project)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bloomery.compiler import ProjectIR, check_project
+from bloomery.resolve import ProjectIR, check_project
 from bloomery.errors import BloomeryError, BloomeryErrors
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

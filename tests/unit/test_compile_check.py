@@ -13,7 +13,7 @@ import pytest
 
 from bloomery import __version__
 from bloomery.cli import main
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.emit.dbt import FINGERPRINT, plan_changes, write
 from bloomery.plan.facts import IR_VERSION
 from spec_trees import Tree

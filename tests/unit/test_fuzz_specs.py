@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.errors import BloomeryError, BloomeryErrors
 from spec_trees import VALID
 

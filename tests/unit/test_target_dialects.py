@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from bloomery.cli import main
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.emit.dialects import DIALECTS, Dialect, capabilities, check_target
 from bloomery.errors import BloomeryErrors, EmitError, UnsupportedByTarget
 

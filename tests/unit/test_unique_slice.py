@@ -2,7 +2,7 @@
 it is compared by (tests/integration/test_dedupe_typed.py builds it for real)."""
 from __future__ import annotations
 
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.emit.dbt import _decorate
 
 MODEL = """\

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bloomery.compiler import check_project
+from bloomery.resolve import check_project
 from bloomery.transforms.chain import REGISTRY, normalize_step
 from spec_trees import VALID
 

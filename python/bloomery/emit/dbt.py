@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from ..compiler import ProjectIR
+from ..resolve import ProjectIR
 from ..errors import EmitError, Location, UnsupportedByTarget
 from .dialects import DIALECTS, capabilities
 from .jinja_literal import inert_argument, literal
@@ -167,7 +167,7 @@ def plan_changes(project: ProjectIR, out_dir: Path, specs_dir: Path | None = Non
     the file stripped), so dbt refuses models from another compile or edited by hand. dbt reads
     no other file, so whether the specs changed since is `compile --check`'s to say."""
     from .. import __version__
-    from ..plan.facts import IR_VERSION   # the IR's shape: what the macros read
+    from ..resolve import IR_VERSION   # the IR's shape: what the macros read
     files = render(project)
     root = next((p for p in [out_dir.resolve(), *out_dir.resolve().parents] if (p / "dbt_project.yml").is_file()),
                 out_dir.resolve())

@@ -10,8 +10,8 @@ the replays it needs (spec reference, section 7; product page, "plan() knows abo
 """
 from .commands import to_json, to_text
 from .diff import BackfillScope, Change, ChangeClass, Plan, plan
-from .facts import IR_VERSION, load_project, read_facts
+from .facts import IR_VERSION, load_project
 from .snapshot import load_compiled, snapshot_path, write_snapshot
 
 __all__ = ["BackfillScope", "Change", "ChangeClass", "IR_VERSION", "Plan", "load_compiled", "load_project", "plan",
-           "read_facts", "snapshot_path", "to_json", "to_text", "write_snapshot"]
+           "snapshot_path", "to_json", "to_text", "write_snapshot"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from ..compiler import ProjectIR
+from ..resolve import ProjectIR
 from ..vocabulary import MART
 
 

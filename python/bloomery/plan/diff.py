@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 from enum import Enum
 from typing import NamedTuple
 
-from ..compiler import ProjectIR
+from ..resolve import ProjectIR
 from ..errors import PlanError, RenameTargetMissing
 from ..resolve.naming import assert_name, renamed_rule_name
 from ..vocabulary import UNKNOWN_MEMBER

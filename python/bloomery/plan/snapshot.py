@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..compiler import ProjectIR
+from ..resolve import ProjectIR
 from ..errors import PlanError
 from ..spec.documents import discover
 from .facts import load_project

@@ -147,6 +147,6 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
 
 def specs_redaction(specs: Path) -> dict[str, list[str]]:
     """entity -> redacted bronze columns, from a spec tree (raises BloomeryError when it is refused)."""
-    from ..compiler import check_project
+    from ..resolve import check_project
     project = check_project(Path(specs))
     return {name: list((e.get("quarantine") or {}).get("redact") or []) for name, e in project.entities.items()}

@@ -1,2 +1,6 @@
-"""Resolve: from checked spec documents to the IR the emitter and `bloomery plan` read (the
-compiler's later half is still in compiler.py; what has moved lives here)."""
+"""Resolve: from spec files to the typed project IR the emitter, `bloomery plan` and the report
+read. The stages and their order are in project.py."""
+from .ir import IR_VERSION, Disposition, ProjectIR, materialization
+from .project import check_project
+
+__all__ = ["IR_VERSION", "Disposition", "ProjectIR", "check_project", "materialization"]

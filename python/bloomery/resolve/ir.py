@@ -14,6 +14,13 @@ from typing import Callable
 from ..errors import BloomeryError, Location
 
 
+# Bumped whenever the IR's shape changes in a way that makes two IRs incomparable, or the generated
+# models change in a way the macros rely on (2: `materialization`, and the ledger the models read;
+# 3: the quarantine thresholds, drift settings and dbt metadata, and the mart's `run_started_at`
+# pre-hook and `quality_drift` model: a project compiled before them must be compiled again).
+IR_VERSION = 3
+
+
 class Disposition(enum.IntEnum):
     """A rule's on_fail, ordered by precedence: a higher value overrides a lower one."""
     FLAG = 1
@@ -34,6 +41,11 @@ class ProjectIR:
     files: list[str] = field(default_factory=list)
     reconcile: list[dict] = field(default_factory=list)  # document-level checks (spec 3.6)
     coverage: list[dict] = field(default_factory=list)
+    # what fields promise beyond what the pipeline does (required, renamed_from, canonical,
+    # classification) and each entity's materialization: plan compares these, the models never
+    # read them (resolve/project.py: contract_facts)
+    contract: dict = field(default_factory=dict)
+    ir_version: int = IR_VERSION
     # spec path text ("mapping[a->b].fields.x.transform[1]") -> Location; for later stages
     # (emit) that know where a problem is in spec terms but not in which file and line.
     locate: Callable[[str], Location] | None = field(default=None, repr=False, compare=False)
