@@ -17,7 +17,7 @@ import sys
 import duckdb
 import pytest
 
-from bloomery.rules.regex_subset import check_portable_regex
+from bloomery.guardrails.regex_subset import check_portable_regex
 
 from . import pg
 from .harness import INTEGRATION, DuckProject, PgProject, render

@@ -12,7 +12,7 @@ from sqlglot.errors import ErrorLevel
 from sqlglot.tokens import TokenType
 
 from bloomery.errors import BloomeryError
-from bloomery.rules.expression import (
+from bloomery.guardrails.expression import (
     CheckedExpression,
     ExpressionError,
     check_expression,
@@ -229,7 +229,7 @@ def test_the_clock_is_written_as_standard_sql():
 from pathlib import Path  # noqa: E402
 
 from bloomery import errors as E  # noqa: E402
-from bloomery.rules.expression import ALLOWED_FUNCTIONS, EXTRACT_FIELDS  # noqa: E402
+from bloomery.guardrails.expression import ALLOWED_FUNCTIONS, EXTRACT_FIELDS  # noqa: E402
 from spec_trees import Tree  # noqa: E402
 
 ROW = ["a", "b", "m", "name", "d", "ts", "ds", "flag", "active"]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomery.errors import BloomeryError
-from bloomery.rules.regex_subset import PortableRegexError, check_portable_regex
+from bloomery.guardrails.regex_subset import PortableRegexError, check_portable_regex
 
 ACCEPTED = [
     r"^[A-Z]{3}-[0-9]{3}$",

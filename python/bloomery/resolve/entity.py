@@ -119,7 +119,7 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
                        "give each expression rule its own name")
             continue
         authored.add(rule["name"])
-        from ..rules.expression import ExpressionError, check_expression  # sqlglot: only when needed
+        from ..guardrails.expression import ExpressionError, check_expression  # sqlglot: only when needed
         try:
             checked = check_expression(rule["expr"], known_columns,
                                        [c for c in known_columns if c in types and types[c].name == "bool"])

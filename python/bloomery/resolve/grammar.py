@@ -9,7 +9,7 @@ from pathlib import Path
 from .. import errors as E
 from ..errors import Location
 from ..guardrails.literals import _bound_ok, _bounds_reversed
-from ..rules.regex_subset import PortableRegexError, check_portable_regex
+from ..guardrails.regex_subset import PortableRegexError, check_portable_regex
 from ..spec.dbt_metadata import _meta_problems, _show, _test_problems
 from ..spec.documents import discover_specs, read_document
 from ..transforms.types import type_problem

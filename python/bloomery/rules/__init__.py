@@ -1,1 +1,0 @@
-"""Rule checkers that run at compile time: the regex subset and the expression rule."""
