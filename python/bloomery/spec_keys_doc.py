@@ -1,7 +1,7 @@
 """The spec-key reference (docs/spec-keys.md), written from the JSON Schemas.
 
 The schemas are the one description of the grammar, so the reference is generated from them
-rather than kept by hand: `python -m bloomery.spec.keys_doc > docs/spec-keys.md`. A test
+rather than kept by hand: `python -m bloomery.spec_keys_doc > docs/spec-keys.md`. A test
 checks the committed file is current, which is what keeps every key documented.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from ..transforms import reference as transforms_reference
-from .documents import SCHEMA_DIR
+from .transforms import reference as transforms_reference
+from .spec.documents import SCHEMA_DIR
 
 KINDS = [("entity_model.schema.json", "Entity model (`spec_version: 1`)"),
          ("mapping.schema.json", "Mapping (`mapping_version: 1`)"),
@@ -54,7 +54,7 @@ def _walk(schema: dict, root: dict, path: str, rows: list, depth: int = 0):
 def render() -> str:
     out = ["# Spec keys", "",
            "Every key a v1 spec file may hold, generated from the JSON Schemas in `schemas/` "
-           "(`python -m bloomery.spec.keys_doc > docs/spec-keys.md`). The behaviour behind each key is in "
+           "(`python -m bloomery.spec_keys_doc > docs/spec-keys.md`). The behaviour behind each key is in "
            "the guides; the grammar is here.", ""]
     for file, heading in KINDS:
         root = json.loads((SCHEMA_DIR / file).read_text(encoding="utf-8"))
