@@ -1,8 +1,8 @@
 """The corpus assertions, written once and run on every engine.
 
-Each engine's test file builds the project its own way and subclasses these classes; the module
-fixtures it must define are `built` (the corpus built once) and, for the catalogue, `new_project`
-(a callable: tmp path -> unbuilt project with the catalogue specs). Where a row's outcome is a
+test_shop.py and test_catalogue.py subclass these classes with module fixtures parametrized by
+engine: `built` (the corpus built once per engine) and, for the catalogue, `new_project` (a
+callable: tmp path -> unbuilt project with the catalogue specs). Where a row's outcome is a
 property of the engine, the corpus says so per engine (`outcome(expect, engine)`) and the check
 asserts that engine's expectation: nothing here is skipped on one engine.
 """

@@ -217,17 +217,23 @@ class PgProject(_Project):
             con.close()
 
 
-# The engines a corpus test runs on for real, as pytest parameters carrying the engine's mark,
-# and the project for one of them: `@pytest.fixture(params=ENGINES)` then `engine_project(...)`.
+# The engines a test runs on for real, as pytest parameters carrying the engine's mark, and the
+# project for one of them: `@pytest.fixture(params=ENGINES)` then `engine_project(...)`. The
+# corpora also run on Spark (`ENGINES + [SPARK]`), deselected from the default run by its mark
+# and run by `make test-spark`; the PostgreSQL server starts only when a postgres test asks.
 import pytest  # noqa: E402  (the helpers above need no pytest)
 
 ENGINES = [pytest.param("duckdb", marks=pytest.mark.duckdb),
            pytest.param("postgres", marks=pytest.mark.postgres)]
+SPARK = pytest.param("spark", marks=pytest.mark.spark)
 
 
 def engine_project(engine: str, tmp: Path, request, specs: Path | None = None) -> _Project:
     if engine == "duckdb":
         return DuckProject(tmp, specs)
+    if engine == "spark":
+        from .spark import SparkProject   # pyspark is installed for `make test-spark` only
+        return SparkProject(tmp, specs)
     return PgProject(tmp, request.getfixturevalue("pg_server"), specs)
 
 
