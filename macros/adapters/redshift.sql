@@ -121,3 +121,6 @@
 {% macro redshift__timestamp_minus_minutes(ts, minutes) -%}
   dateadd(minute, -{{ minutes }}, {{ ts }})
 {%- endmacro %}
+
+{#- Redshift analyzes a table created by CTAS itself, and the rest in the background. -#}
+{% macro redshift__refresh_statistics(relation) -%}{%- endmacro %}

@@ -295,6 +295,11 @@ def _sources(entity: dict) -> str:
                            for m in entity["mappings"]) + "}"
 
 
+# A post-hook of every table the blocking audits read in the run that writes it: on PostgreSQL
+# the planner has no statistics on them yet (macros/sql/refresh_statistics.sql); empty elsewhere.
+STATISTICS = "{{ bloomery.refresh_statistics(this) }}"
+
+
 def _staged_sql(entity: dict) -> str:
     sources = _sources(entity)
     parents = sorted({(r["parent"], bool(r.get("published"))) for r in entity["rules"] if r["rule"] == "referential"})
@@ -302,7 +307,7 @@ def _staged_sql(entity: dict) -> str:
         f"{literal(p)}: " + (f"bloomery.published_relation({literal(p)})" if cut else f"ref({literal(p)})")
         for p, cut in parents) + "}"
     return (SQL_HEADER + _entity_literal(entity)
-            + _config(materialized="table", grants=_grants(entity), tags=_tags(entity["entity"]))
+            + _config(materialized="table", post_hook=[STATISTICS], grants=_grants(entity), tags=_tags(entity["entity"]))
             + "{{ bloomery.quality_split(entity, " + sources + ", " + parents_lit + ") }}\n")
 
 
@@ -313,7 +318,7 @@ def _entity_sql(entity: dict) -> str:
     # (a hook does not see the model's `entity`: the mapping's names are passed as literals)
     first = entity["mappings"][0]
     publish = ["{{ bloomery.publish_staged(" + literal(first["mapping"]) + ", " + literal(first["source"])
-               + ", ref(" + staged + ")) }}"]
+               + ", ref(" + staged + ")) }}", STATISTICS]
     if entity["scd"] == "type2":
         # History is the snapshot's: this view is what it versions, this run's kept rows.
         config = _config(materialized="view", tags=_tags(entity["entity"]))
@@ -352,7 +357,7 @@ def _ledger_sql(entity: dict) -> str:
     everything = ", true" if entity.get("materialization") == "full" else ""
     forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + ") }}"
     config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
-                     full_refresh=False, pre_hook=[forget], tags=_tags(name))
+                     full_refresh=False, pre_hook=[forget], post_hook=[STATISTICS], tags=_tags(name))
     return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
 
 
@@ -372,6 +377,7 @@ def _reject_sql(entity: dict) -> str:
         # rows diverted before `redact` was widened still hold those columns in `raw`: the next
         # build strips them (after the purge, which leaves fewer rows to look at)
         hooks.append("{{ bloomery.redact_rejects(" + literal(entity["quarantine"]["redact"]) + ") }}")
+    hooks.append(STATISTICS)
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail", post_hook=hooks,
