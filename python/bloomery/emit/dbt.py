@@ -372,12 +372,12 @@ def _reject_sql(entity: dict) -> str:
     sources = [m["source"] for m in entity["mappings"]]
     hook = "{{ bloomery.resolve_rejects(" + literal(sources if _merged(entity) else sources[0]) + ", ref(" + staged + ")) }}"
     purge = "{{ bloomery.purge_expired(" + str(entity["quarantine"]["retention_hours"]) + ", none, ref(" + staged + ")) }}"
-    hooks = [hook, purge]
+    # statistics first: the hooks after it join the rows just written with the staged table
+    hooks = [STATISTICS, hook, purge]
     if entity["quarantine"]["redact"]:
         # rows diverted before `redact` was widened still hold those columns in `raw`: the next
         # build strips them (after the purge, which leaves fewer rows to look at)
         hooks.append("{{ bloomery.redact_rejects(" + literal(entity["quarantine"]["redact"]) + ") }}")
-    hooks.append(STATISTICS)
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail", post_hook=hooks,
