@@ -1,0 +1,71 @@
+"""The generated files by name, refusing two generated nodes or two generated tests of one name.
+
+Separate because every node is named after something in the spec, so a clash is a spec error to
+locate (an entity `order__reject` beside `order`, a rule named like an audit), found only once
+every file is rendered.
+"""
+from __future__ import annotations
+
+import yaml
+
+from ..resolve import ProjectIR
+from ..errors import EmitError, Location
+
+
+class _Files(dict):
+    """The generated files, by name. Every node bloomery generates is named after something in the
+    spec, and dbt needs node names unique in a project: an entity `order__reject` beside an entity
+    `order`, an entity named `quality_drift`, or a rule whose test takes an audit's name would
+    otherwise overwrite a file here or stop `dbt parse`. Both are refused at compile, located."""
+
+    PACKAGE = "the package's own nodes"
+
+    def __init__(self, project: ProjectIR):
+        super().__init__()
+        self.project, self.origin = project, {}
+
+    def put(self, name: str, text: str, origin: str = "") -> None:
+        node, clash = name.rsplit(".", 1)[0], name if name in self else None
+        if clash is not None:
+            raise self.project.relocate(EmitError(
+                f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
+                f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
+                "rename the entity or check: names ending in __staged, __kept, __reject, __ledger or "
+                "__reconcile, and mart_data_quality, quality_quarantine_rate, quality_drift and quality_bronze_columns, are "
+                "bloomery's"))
+        self[name], self.origin[name] = text, origin
+
+    def refuse_test_name_clashes(self, entities: dict) -> None:
+        seen: dict[str, str] = {}
+        for file, text in sorted(self.items()):
+            if not file.endswith(".yml"):
+                continue
+            origin = self.origin[file]
+            doc = yaml.safe_load(text) or {}
+            for node in doc.get("models", []) + doc.get("snapshots", []):
+                tests = list(node.get("data_tests") or [])
+                for column in node.get("columns") or []:
+                    tests += column.get("data_tests") or []
+                for test in tests:
+                    body = next(iter(test.values())) if isinstance(test, dict) else None
+                    name = body.get("name") if isinstance(body, dict) else None
+                    if name is None:
+                        continue
+                    if name in seen:
+                        raise self.project.relocate(EmitError(
+                            f"two generated tests are named `{name}` (for {seen[name] or self.PACKAGE} and for "
+                            f"{origin or self.PACKAGE}): dbt needs test names unique in a project",
+                            Location(path=self._path_of(name, origin or seen[name], entities)),
+                            "rename the rule or test: `<entity>_<rule>` must not be the name of one of bloomery's "
+                            "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
+                            "quarantine_rate, drift_quarantine_rate, drift_volume, bronze_schema) or of another test"))
+                    seen[name] = origin
+
+    @staticmethod
+    def _path_of(test: str, origin: str, entities: dict) -> str:
+        """The spec path of the rule a test is named after, else the entity's."""
+        name = origin.removeprefix("entities.")
+        for rule in (entities.get(name) or {}).get("rules", []):
+            if test in (f"{name}_{rule['name']}", f"{name}_{rule['name']}_drift") and rule.get("path"):
+                return rule["path"]
+        return origin

@@ -1,0 +1,208 @@
+"""The project-level quality models, history across runs: `mart_data_quality` (each run's counts
+per entity, mapping and rule), `quality_quarantine_rate`, `quality_drift` (each measure against its
+trailing baseline) and `quality_bronze_columns` (the bronze relations' columns per build).
+
+Separate because they read every judged entity at once and carry the tests on rates and drift
+that an operator watches, not the audits that stop an entity's build.
+"""
+from __future__ import annotations
+
+import yaml
+
+from .audits import _tagged, _test
+from .jinja_literal import literal
+from .nodes import SQL_HEADER, YAML_HEADER, _config, _merged, _ref, _tags
+
+
+def _mart_tags(entities: list[dict], reconcile) -> list[str]:
+    """The mart counts every judged entity (and reconcile check): each entity's selector takes it."""
+    return _tags(*(e["entity"] for e in entities), *(c[s]["entity"] for c in reconcile for s in ("left", "right")))
+
+
+def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
+    items = []
+    for e in entities:
+        name = e["entity"]
+        reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
+        ledger = "ref(" + literal(f"{name}__ledger") + ")" if e["metadata"] else "none"
+        # a merged entity is counted per mapping (its rows carry `_source`), so the mapping column
+        # says which relation each count is about and the rows still add up to the entity
+        for m in e["mappings"]:
+            rules = [r for r in e["rules"] if not r.get("mappings") or m["mapping"] in r["mappings"]]
+            items.append("{" + ", ".join([
+                f'"entity": {literal(name)}', f'"mapping": {literal(m["mapping"])}',
+                f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
+                f'"rules": {literal([[r["name"], r["disposition"]] for r in rules])}',
+                f'"kept": ref({literal(name)})', f'"reject": {reject}', f'"ledger": {ledger}']
+                + ([f'"source": {literal(m["source"])}'] if _merged(e) else [])) + "}")
+    checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
+                               f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
+                               f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
+    # full_refresh=False: the mart is the history of runs, which a `--full-refresh` of the
+    # entities must not erase (as the reject table's account must not be)
+    # the pre-hook adds `run_started_at` to a mart built before it was a column (the one
+    # deliberate schema change: everything else still fails on_schema_change)
+    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
+                                 unique_key="run_id", on_schema_change="fail", full_refresh=False,
+                                 pre_hook=["{{ bloomery.mart_add_run_started_at() }}"],
+                                 tags=_mart_tags(entities, reconcile))
+            + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
+            + ",\n    ".join(checks) + "\n]) }}\n")
+
+
+def _quarantine_rate_sql(entities: list[dict], reconcile) -> str:
+    """`quality_quarantine_rate`: the mart's quarantined / evaluated rows per run and entity."""
+    return (SQL_HEADER + _config(materialized="view", tags=_mart_tags(entities, reconcile))
+            + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
+
+
+def _mart_yaml(entities: list[dict] = ()) -> str:
+    columns = [
+        ("entity", "Entity judged."), ("mapping", "Mapping that fed it (`<source>-><entity>`)."),
+        ("rule", "Rule name, or `(entity)` on the accounting row."),
+        ("disposition", "Effective disposition (`unknown_member` counts as flag), or `(entity)`."),
+        ("run_id", "dbt invocation_id of the run that took this snapshot."), ("run_date", "Start date of that run."),
+        ("rows_evaluated", "Accounting row only: entity rows plus unresolved rejects."),
+        ("rows_failed", "Rule rows only: rows of the population that fired the rule."),
+        ("rows_quarantined", "Accounting row only: unresolved rejects."),
+        ("rows_deduped", "Accounting row only: bronze rows that lost dedupe to a better row of their key."),
+        ("run_day", "run_date bucket."), ("run_week", "Monday of the run's week."), ("run_month", "First day of the month."),
+        ("run_quarter", "First day of the quarter."), ("run_year", "First day of the year."),
+        ("run_started_at", "When the run started (UTC); orders the runs of one day. Empty on snapshots taken before "
+                           "the column existed."),
+    ]
+    rate_tests = [_quarantine_rate_test(e) for e in entities if e["quarantine"]]
+    doc = {"version": 2, "models": [
+        {"name": "mart_data_quality",
+         "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
+                        "up across entities and rules within a run; compare runs, do not sum them.",
+         "columns": [{"name": c, "description": d} for c, d in columns]},
+        {"name": "quality_quarantine_rate",
+         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts.",
+         **({"data_tests": rate_tests} if rate_tests else {})},
+    ]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _quarantine_rate_test(entity: dict) -> dict:
+    """`<entity>_quarantine_rate`: the share of the entity's rows held in quarantine, in dbt's own
+    output. Attached to `quality_quarantine_rate` (built last, nothing of the package reads it), so
+    an ERROR skips nothing the build publishes. `failures` is the rate in basis points (0 within
+    warn_above); warn_if / error_if are the spec's thresholds as the compiler computed them."""
+    name, q = entity["entity"], entity["quarantine"]
+    warn, error = q.get("warn_above_bp", 0), q.get("error_above_bp")
+    config = {"severity": "warn" if error is None else "error", "warn_if": f">{int(warn)}"}
+    if error is not None:
+        config["error_if"] = f">{int(error)}"
+    limits = f"warn above {_pct(warn)}" + (f", error above {_pct(error)}" if error is not None else ", never an error")
+    test = _test("bloomery.bloomery_quarantine_rate", f"{name}_quarantine_rate",
+                 f"Quarantined share of `{name}`'s rows ({limits}); failures = the rate in basis points "
+                 "(hundredths of a percent, rounded up), 0 within warn_above.", config["severity"],
+                 relations={"kept": _ref(name), "reject": _ref(f"{name}__reject")},
+                 entity=name, warn_above_bp=int(warn), error_above_bp=None if error is None else int(error),
+                 scd=entity["scd"], unknown_member=entity.get("unknown_member"))
+    body = next(iter(test.values()))
+    body["config"] = config   # one row of counts: nothing to store, unlike a blocking audit's rows
+    # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
+    own = (entity.get("docs") or {}).get("tags") or []
+    return _tagged([test], _tags(name) + [t for t in own if t not in _tags(name)])[0]
+
+
+def _bronze_columns_sql(entities: list[dict]) -> str:
+    """`quality_bronze_columns`: each build's snapshot of the bronze relations' columns
+    (macros/checks/quality_bronze_columns.sql), history like the mart."""
+    sources = sorted({m["source"] for e in entities for m in e["mappings"]})
+    items = ["{" + f'"source": {literal(s)}, "relation": source(\'bronze\', {literal(s)})' + "}" for s in sources]
+    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="append", full_refresh=False,
+                                 tags=_tags(*(e["entity"] for e in entities)))
+            + "{{ bloomery.quality_bronze_columns([\n    " + ",\n    ".join(items) + "\n]) }}\n")
+
+
+def _bronze_columns_yaml(entities: list[dict]) -> str:
+    """Per entity, `<entity>_bronze_schema`: the columns its bronze relations gained, lost or
+    changed type since the build before."""
+    tests = []
+    for e in entities:
+        name = e["entity"]
+        own = (e.get("docs") or {}).get("tags") or []
+        tags = _tags(name) + [t for t in own if t not in _tags(name)]
+        sources = sorted({m["source"] for m in e["mappings"]})
+        test = _test("bloomery.bloomery_bronze_schema", f"{name}_bronze_schema",
+                     f"Columns gained, lost or retyped since the build before in the bronze of `{name}` "
+                     f"({', '.join(sources)}).", e["schema_changes"], sources=sources)
+        next(iter(test.values()))["config"] = {"severity": e["schema_changes"]}   # a few rows: nothing to store
+        tests.append(_tagged([test], tags)[0])
+    doc = {"version": 2, "models": [{
+        "name": "quality_bronze_columns",
+        "description": "One snapshot per build of the columns (name, engine type) of every bronze relation the "
+                       "entities read; the `<entity>_bronze_schema` tests compare the two latest.",
+        "data_tests": tests}]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _drift_sql(entities: list[dict], reconcile) -> str:
+    """`quality_drift`: per run, entity and measure, the value and its trailing baseline
+    (macros/mart/quality_drift.sql). Every setting is a number the compiler computed."""
+    items = ["{" + ", ".join([
+        f'"entity": {literal(e["entity"])}',
+        # an incremental build judges its batch: its counts are the increase of the mart's
+        '"incremental": ' + literal(bool(e["metadata"]) and e.get("materialization", "full") != "full"),
+        *(f'"{k}": {literal(int(e["drift"][k]))}' for k in ("window", "min_history", "sensitivity_x100",
+                                                             "min_change_bp"))]) + "}" for e in entities]
+    return (SQL_HEADER + _config(materialized="view", tags=_mart_tags(entities, reconcile))
+            + "{{ bloomery.quality_drift(ref('mart_data_quality'), [\n    " + ",\n    ".join(items) + "\n]) }}\n")
+
+
+def _drift_yaml(entities: list[dict]) -> str:
+    """The drift tests: per entity, its quarantine rate (with quarantine:), its volume and each of
+    its rules, judged on the latest run of `quality_drift`."""
+    tests = []
+    for e in entities:
+        name, d = e["entity"], e["drift"]
+        own = (e.get("docs") or {}).get("tags") or []
+        tags = _tags(name) + [t for t in own if t not in _tags(name)]
+        knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
+                 f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
+        wanted = ([("quarantine_rate", None, f"{name}_drift_quarantine_rate",
+                    f"Drift of `{name}`'s quarantine rate against its earlier runs ({knobs}).")] if e["quarantine"] else [])
+        wanted.append(("volume", None, f"{name}_drift_volume",
+                       f"Drift of the number of bronze rows a run of `{name}` judged ({knobs})."))
+        wanted += [("rule", r["name"], f"{name}_{r['name']}_drift",
+                    f"Drift of rule `{r['name']}`'s failure count on `{name}` ({knobs}).") for r in e["rules"]]
+        for metric, rule, test_name, what in wanted:
+            test = _test("bloomery.bloomery_drift", test_name, what, d["severity"], entity=name, metric=metric,
+                         rule=rule if rule is not None else "(entity)")
+            next(iter(test.values()))["config"] = {"severity": d["severity"]}   # one row at most: nothing to store
+            tests.append(_tagged([test], tags)[0])
+    doc = {"version": 2, "models": [{
+        "name": "quality_drift",
+        "description": "Per run, entity and measure (quarantine rate, volume, each rule's failures): the value, the "
+                       "median and median absolute deviation of the trailing runs, and whether it is out of band.",
+        "columns": [{"name": c, "description": d} for c, d in _DRIFT_COLUMNS],
+        "data_tests": tests}]}
+    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+_DRIFT_COLUMNS = [
+    ("entity", "Entity judged."),
+    ("metric", "`quarantine_rate`, `volume` or `rule`."),
+    ("rule", "The rule's name for `rule`, else `(entity)`."),
+    ("run_id", "dbt invocation_id of the run."), ("run_date", "Start date of the run."),
+    ("run_started_at", "Start of the run, UTC (empty for snapshots taken before the mart stored it)."),
+    ("run_number", "Position of the run in the entity's history, oldest first."),
+    ("is_latest", "True on the entity's latest run."),
+    ("metric_value", "The run's value: the quarantine rate (0 to 1); bronze rows judged (volume); rows failing the "
+                     "rule. For an incremental entity, volume and rule failures are the run's increase."),
+    ("baseline_runs", "Earlier runs in the baseline (at most the window)."),
+    ("baseline_median", "Median of those runs' values."),
+    ("baseline_mad", "Median absolute deviation of those runs' values from their median."),
+    ("band", "How far from the median a value may be: the largest of sensitivity x 1.4826 x MAD, min_change x "
+             "|median|, and 1 point of rate (0.01) or 10 rows."),
+    ("judged", "True when the baseline holds at least min_history runs."),
+    ("out_of_band", "True when judged and value > median + band (volume: or value < median - band)."),
+]
+
+
+def _pct(bp: int) -> str:
+    whole, part = divmod(int(bp), 100)
+    return f"{whole}%" if not part else f"{whole}.{part:02d}".rstrip("0") + "%"
