@@ -189,3 +189,6 @@
     the entity, 0.03 s once analyzed (docs/performance.md). ANALYZE samples a fixed number of rows,
     so it costs little on a large table. -#}
 {% macro postgres__refresh_statistics(relation) -%}analyze {{ relation }}{%- endmacro %}
+
+{#- evaluate_once (macros/sql/evaluate_once.sql): a subquery with an OFFSET is never pulled up. -#}
+{% macro postgres__evaluate_once() -%}{{ return('offset 0') }}{%- endmacro %}

@@ -124,3 +124,6 @@
 
 {#- Redshift analyzes a table created by CTAS itself, and the rest in the background. -#}
 {% macro redshift__refresh_statistics(relation) -%}{%- endmacro %}
+
+{#- Redshift plans its own way; the PostgreSQL fence is not needed there. -#}
+{% macro redshift__evaluate_once() -%}{{ return('') }}{%- endmacro %}

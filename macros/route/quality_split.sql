@@ -155,6 +155,7 @@ typed as (
   union all
   {%- endif %}
 {%- endfor %}
+  {{ bloomery.evaluate_once() }}
 ),
 {%- if state is not none and not narrow %}
 {#- A `unique` verdict depends on other keys' rows: a batch value touches every row sharing it. -#}
