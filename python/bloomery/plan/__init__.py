@@ -9,7 +9,8 @@ the replays it needs (spec reference, section 7; product page, "plan() knows abo
     p.commands         # the dbt commands, in order
 """
 from .commands import to_json, to_text
-from .diff import BackfillScope, Change, ChangeClass, Plan, plan
+from .change import BackfillScope, Change, ChangeClass, Plan
+from .diff import plan
 from .facts import IR_VERSION, load_project
 from .snapshot import load_compiled, snapshot_path, write_snapshot
 

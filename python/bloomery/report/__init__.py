@@ -2,7 +2,12 @@
 
   collect.py     the queries, run through dbt in-process (dbt_source.py), with progress lines
   model.py       plain rows -> what the page shows (pure)
-  render.py      what the page shows -> HTML with an inline SVG chart (pure)
+  render.py      what the page shows -> HTML (pure), put together from its sections:
+    chart.py     the quarantine rate per run as an inline SVG chart, with the drift band and rings
+    tables.py    the tiles, the rows per entity and the top failing rules
+    rejects.py   the sample of unresolved rejects, redacted columns named, never shown
+    markup.py    how a value is written into the page (escaped, numbers, times, rates)
+    style.py     the inline stylesheet
 
 This module only wires the command line; it imports dbt lazily, so `bloomery check` and
 `compile` never need it.
