@@ -4,7 +4,7 @@
     The portable form is a chain of concatenations, one per rule: `case when <verdict> then
     [name] else [] end`, folded left. Engines differ only in how they spell an empty list, a list
     of one name and a concatenation, so those three are dispatched (flags_empty, flags_of,
-    flags_concat) and no engine copies the chain. DuckDB has a cheaper form of its own
+    flags_concat, each in its own file beside this one) and no engine copies the chain. DuckDB has a cheaper form of its own
     (macros/adapters/duckdb/flags.sql); Redshift, without arrays, a string (adapters/redshift.sql). -#}
 {% macro flag_list(items) -%}
   {{ return(adapter.dispatch('flag_list', 'bloomery')(items)) }}
@@ -22,13 +22,3 @@
   {{ ns.acc }}
   {%- endif -%}
 {%- endmacro %}
-
-{#- The three spellings the chain is made of; the defaults are SQL:2003's array syntax. -#}
-{% macro flags_empty() -%}{{ return(adapter.dispatch('flags_empty', 'bloomery')()) }}{%- endmacro %}
-{% macro default__flags_empty() -%}{{ return('cast(array[] as ' ~ bloomery.type_name({'name': 'string'}) ~ ' array)') }}{%- endmacro %}
-
-{% macro flags_of(name_literal) -%}{{ return(adapter.dispatch('flags_of', 'bloomery')(name_literal)) }}{%- endmacro %}
-{% macro default__flags_of(name_literal) -%}{{ return('array[' ~ name_literal ~ ']') }}{%- endmacro %}
-
-{% macro flags_concat(left, right) -%}{{ return(adapter.dispatch('flags_concat', 'bloomery')(left, right)) }}{%- endmacro %}
-{% macro default__flags_concat(left, right) -%}{{ return('(' ~ left ~ ' || ' ~ right ~ ')') }}{%- endmacro %}

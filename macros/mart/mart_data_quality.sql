@@ -123,33 +123,3 @@ select
   cast({{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as {{ bloomery.type_name({'name': 'timestamp'}) }}) as run_started_at
 from judged
 {%- endmacro %}
-
-{#- One row: `failed_<i>` = how many of `flagged`'s flag lists (column `names`) hold rule i. -#}
-{% macro rule_failures(flagged, rules) -%}
-  {{ return(adapter.dispatch('rule_failures', 'bloomery')(flagged, rules)) }}
-{%- endmacro %}
-
-{#- Portable: every rule tests membership in every list. -#}
-{% macro default__rule_failures(flagged, rules) -%}
-  select
-  {%- for r in rules %}
-    coalesce(sum(case when {{ bloomery.flags_contain('names', r) }} then 1 else 0 end), 0) as {{ adapter.quote('failed_' ~ loop.index0) }}{{ "," if not loop.last }}
-  {%- endfor %}
-  from {{ flagged }}
-{%- endmacro %}
-
-{#- Where a list unnests in the select list, the names are counted once, grouped: a membership
-    test per rule per list cost five times as much at 10M rows on DuckDB. -#}
-{% macro duckdb__rule_failures(flagged, rules) -%}
-  with hits as (
-    select name, count(*) as n from (select unnest(names) as name from {{ flagged }}) as u group by name
-  )
-  select
-  {%- for r in rules %}
-    coalesce((select n from hits where name = {{ bloomery.string_literal(r) }}), 0) as {{ adapter.quote('failed_' ~ loop.index0) }}{{ "," if not loop.last }}
-  {%- endfor %}
-{%- endmacro %}
-
-{% macro postgres__rule_failures(flagged, rules) -%}
-  {{ return(bloomery.duckdb__rule_failures(flagged, rules)) }}
-{%- endmacro %}

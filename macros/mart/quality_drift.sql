@@ -148,29 +148,3 @@ select
 from banded as b
 join ordered as o on o.entity = b.entity and o.run_id = b.run_id
 {%- endmacro %}
-
-{#- The median of `expr` over a group (an aggregate, not a window function). -#}
-{% macro median(expr) -%}
-  {{ return(adapter.dispatch('median', 'bloomery')(expr)) }}
-{%- endmacro %}
-
-{% macro default__median(expr) -%}
-  percentile_cont(0.5) within group (order by {{ expr }})
-{%- endmacro %}
-
-{#- percentile_cont is an analytic function only there: the aggregate is approximate -#}
-{% macro bigquery__median(expr) -%}
-  approx_quantiles({{ expr }}, 2)[offset(1)]
-{%- endmacro %}
-
-{% macro spark__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
-{% macro databricks__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
-{% macro trino__median(expr) -%}
-  approx_percentile({{ expr }}, 0.5)
-{%- endmacro %}

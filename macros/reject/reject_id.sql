@@ -6,8 +6,3 @@
   {%- set rid = 'cast(' ~ source_row_id ~ ' as ' ~ s ~ ')' -%}
   {{ bloomery.sha256_hex(bloomery.string_literal('S' ~ (source_relation | length) ~ ':' ~ source_relation ~ 'S') ~ ' || cast(length(' ~ rid ~ ') as ' ~ s ~ ") || ':' || " ~ rid) }}
 {%- endmacro %}
-
-{% macro sha256_hex(expr) -%}
-  {{ return(adapter.dispatch('sha256_hex', 'bloomery')(expr)) }}
-{%- endmacro %}
-{% macro default__sha256_hex(expr) -%}sha256({{ expr }}){%- endmacro %}

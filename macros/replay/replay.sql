@@ -125,53 +125,6 @@
   {{ return(report) }}
 {%- endmacro %}
 
-{#- Writes the outcome: admitted rows replace their key's incumbent in the entity; resolved and
-    superseded rejects get `resolved_at`; still-failing ones get their re-derived `failed_rules`. -#}
-{% macro replay_apply(ir, kept, reject, outcome, now) -%}
-  {{ return(adapter.dispatch('replay_apply', 'bloomery')(ir, kept, reject, outcome, now)) }}
-{%- endmacro %}
-
-{% macro default__replay_apply(ir, kept, reject, outcome, now) -%}
-  {%- set q = adapter.quote -%}
-  {%- set merged = ir.mappings | length > 1 -%}
-  {%- set cols = [] -%}
-  {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
-  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')] + ([q('_source')] if merged else []) + [q('_quality_flags'), q('_quality_ok')]) -%}
-  {#- an outcome row of this reject row: same bronze relation, same source row id -#}
-  {%- set same_row = 'o.' ~ q('_source_row_id') ~ ' = ' ~ reject ~ '.' ~ q('_source_row_id') ~ ' and o.' ~ q('_bloomery_source') ~ ' = ' ~ reject ~ '.' ~ q('source_relation') -%}
-  {%- call statement('replay_admit') -%}
-    delete from {{ kept }}
-    {%- if merged %}
-    where exists (select 1 from {{ outcome }} as o
-                  where o.{{ q('_bloomery_outcome') }} = 'admit' and o.{{ q('_source_row_id') }} = {{ kept }}.{{ q('_source_row_id') }}
-                    and o.{{ q('_bloomery_source') }} = {{ kept }}.{{ q('_source') }})
-    {%- else %}
-    where {{ q('_source_row_id') }} in (select {{ q('_source_row_id') }} from {{ outcome }} where {{ q('_bloomery_outcome') }} = 'admit')
-    {%- endif %}
-    {%- if ir.dedupe %}
-       or exists (select 1 from {{ outcome }} as o
-                  where o.{{ q('_bloomery_outcome') }} = 'admit'
-                    {%- for k in ir.key %} and o.{{ q(k) }} = {{ kept }}.{{ q(k) }}{% endfor %});
-    {%- else %};
-    {%- endif %}
-    insert into {{ kept }} ({{ cols | join(', ') }})
-    select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
-           {% if merged %}{{ q('_bloomery_source') }}, {% endif %}{{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
-    from {{ outcome }}
-    where {{ q('_bloomery_outcome') }} = 'admit';
-    update {{ reject }}
-    set {{ q('resolved_at') }} = {{ now }},
-        {{ q('last_evaluated_at') }} = {{ now }},
-        {#- an admitted row keeps the rules that once held it, as history -#}
-        {{ q('failed_rules') }} = case when exists (
-            select 1 from {{ outcome }} as o where o.{{ q('_bloomery_outcome') }} = 'superseded' and {{ same_row }})
-          then {{ bloomery.flag_list([['(superseded)', 'true']]) }} else {{ q('failed_rules') }} end
-    where {{ q('resolved_at') }} is null
-      and exists (select 1 from {{ outcome }} as o where o.{{ q('_bloomery_outcome') }} in ('admit', 'superseded') and {{ same_row }});
-    {{ bloomery._restamp_failing(reject, outcome, q('_bloomery_outcome') ~ " = 'failing'", now) }}
-  {%- endcall -%}
-{%- endmacro %}
-
 {#- Still-failing rejects take the rules they fail now (`rows`: the re-judged rows, `failing`: the
     condition on them that says so); a row whose rules did not change is left untouched once it
     has been evaluated, so a replay with nothing new changes no row. A re-judged row is its reject

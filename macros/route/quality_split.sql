@@ -244,7 +244,7 @@ joined as (
   {%- else %}
     select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
     from {{ parents[r.parent] }}
-    where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery.not_unknown_member(r, q) }}
+    where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery._not_unknown_member(r, q) }}
   {%- endif %}
   ) as {{ q(alias) }}
     on {% for pair in r.pairs %}{{ q(alias) }}.{{ q('_bloomery_ref_k' ~ loop.index0) }} = ranked.{{ q(pair[0]) }}{{ " and " if not loop.last }}{% endfor %}
@@ -338,29 +338,6 @@ from routed
   {{ bloomery.rows_where(relation, condition) }}
 {%- endmacro %}
 
-{#- A WHERE condition selecting the rows of `relation` that meet `condition`. -#}
-{% macro rows_where(relation, condition) -%}
-  {{ return(adapter.dispatch('rows_where', 'bloomery')(relation, condition)) }}
-{%- endmacro %}
-
-{% macro default__rows_where(relation, condition) -%}{{ return(condition) }}{%- endmacro %}
-
-{#- DuckDB: the condition's semi-joins then probe only the few columns they test, in a subquery
-    that returns row ids, and the wide bronze rows are read for those ids alone (an incremental
-    batch over 10M bronze rows: 1.46 s down to 1.23 s). Only a stored table has row ids, and a
-    bronze column named `rowid` would hide them. -#}
-{% macro duckdb__rows_where(relation, condition) -%}
-  {%- set stored = none -%}
-  {%- if execute and relation is not string and relation.external is none -%}
-    {%- set stored = adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) -%}
-  {%- endif -%}
-  {%- if stored is none or not stored.is_table
-        or adapter.get_columns_in_relation(stored) | map(attribute='name') | map('lower') | select('equalto', 'rowid') | list -%}
-    {{ return(condition) }}
-  {%- endif -%}
-  {{ return('rowid in (select rowid from ' ~ stored ~ ' where ' ~ condition ~ ')') }}
-{%- endmacro %}
-
 {#- A mapping's columns by entity column name. -#}
 {% macro _mapped(mapping) -%}
   {%- set mapped = {} -%}
@@ -412,7 +389,10 @@ from routed
   {{ cols | join(',\n  ') }}
 {%- endmacro %}
 
-{% macro not_unknown_member(rule, q) -%}
+{#- The parent keys a referential rule matches leave out the Unknown member row. Only a
+    single-column reference tests it: the member row holds '__unknown__' in one column and NULL
+    in the others, which the `is not null` tests of a composite reference drop already. -#}
+{% macro _not_unknown_member(rule, q) -%}
   {%- if rule.pairs | length == 1 -%}{{ bloomery.not_the_unknown_member(q(rule.pairs[0][1])) }}{%- else -%}true{%- endif -%}
 {%- endmacro %}
 

@@ -164,7 +164,7 @@ def test_the_fingerprint_does_not_depend_on_where_compile_ran(project, monkeypat
 
 def test_the_package_expects_the_ir_version_and_version_the_compiler_writes():
     """Bump them together: the macros read the IR the compiler writes."""
-    text = (ROOT / "macros" / "checks" / "assert_compiled.sql").read_text()
+    text = (ROOT / "macros" / "checks" / "compile_contract.sql").read_text()
     found = re.search(r"\{'ir_version': (\d+), 'version': '([^']+)'\}", text)
     assert found, "bloomery.compile_contract() must return {'ir_version': N, 'version': 'X.Y.Z'}"
     assert int(found.group(1)) == IR_VERSION

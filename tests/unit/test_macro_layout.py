@@ -1,0 +1,82 @@
+"""The layout of the dbt macros: one public macro a file (outside macros/adapters/), named after
+it, so a reader (and a user overriding `bloomery.<name>`) finds a macro by its file name. Private
+`_helpers` and the macro's own adapter implementations (`default__x`, `duckdb__x`, ...) may sit
+beside it. The per-engine files under macros/adapters/ are grouped by engine instead, and stay
+short enough to read."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+MACROS = Path(__file__).resolve().parents[2] / "macros"
+ADAPTERS = MACROS / "adapters"
+ADAPTER_FILE_MAX_LINES = 200
+
+# dispatch prefixes: `default__` plus every engine an implementation may be written for
+IMPLEMENTATION_PREFIXES = ("default", "duckdb", "postgres", "redshift", "snowflake", "bigquery",
+                           "spark", "databricks", "trino", "athena", "fabric", "sqlserver")
+
+_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+_MACRO = re.compile(r"\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def macro_names(text: str) -> list[str]:
+    """The names of the macros a file defines (Jinja comments, which may quote one, stripped)."""
+    return _MACRO.findall(_COMMENT.sub("", text))
+
+
+def is_public(name: str) -> bool:
+    if name.startswith("_"):
+        return False
+    prefix, sep, _ = name.partition("__")
+    return not (sep and prefix in IMPLEMENTATION_PREFIXES)
+
+
+def public_macros(text: str) -> list[str]:
+    return [name for name in macro_names(text) if is_public(name)]
+
+
+def _layout_files():
+    return sorted(p for p in MACROS.rglob("*.sql") if ADAPTERS not in p.parents)
+
+
+def test_the_rule_reads_macro_files_as_meant():
+    text = """{#- {% macro commented_out(x) %} -#}
+{% macro flag_list(items) -%}{{ return(adapter.dispatch('flag_list', 'bloomery')(items)) }}{%- endmacro %}
+{% macro default__flag_list(items) -%}x{%- endmacro %}
+{%- macro spark__flag_list(items) -%}x{%- endmacro %}
+{% macro _helper(a) -%}x{%- endmacro %}
+{% macro flags_empty() -%}x{%- endmacro %}"""
+    assert public_macros(text) == ["flag_list", "flags_empty"]
+
+
+def test_the_macro_tree_is_where_the_test_looks():
+    assert len(_layout_files()) > 50
+    assert ADAPTERS.is_dir()
+
+
+def test_each_macro_file_outside_adapters_holds_at_most_one_public_macro():
+    crowded = {}
+    for path in _layout_files():
+        public = public_macros(path.read_text(encoding="utf-8"))
+        if len(public) > 1:
+            crowded[str(path.relative_to(MACROS))] = public
+    assert crowded == {}, "one public macro a file: move the others to a file named after them"
+
+
+def test_a_file_with_one_public_macro_is_named_after_it():
+    misnamed = {}
+    for path in _layout_files():
+        public = public_macros(path.read_text(encoding="utf-8"))
+        if public and public != [path.stem]:
+            misnamed[str(path.relative_to(MACROS))] = public
+    assert misnamed == {}
+
+
+def test_adapter_files_stay_short():
+    long_files = {}
+    for path in sorted(ADAPTERS.rglob("*.sql")):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > ADAPTER_FILE_MAX_LINES:
+            long_files[str(path.relative_to(MACROS))] = lines
+    assert long_files == {}, f"adapter files over {ADAPTER_FILE_MAX_LINES} lines"
