@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -131,7 +132,13 @@ def dbt_build(project: Path, env: dict[str, str]) -> tuple[float, int]:
 
 
 def run(settings: PgSettings, rows: int, rounds: int) -> dict:
-    load_template(settings, rows)
+    # in a process of its own: a dbt process forked from this one would otherwise start with this
+    # one's resident memory (the generated bronze), and ru_maxrss would report that for every variant
+    loader = multiprocessing.get_context("spawn").Process(target=load_template, args=(settings, rows))
+    loader.start()
+    loader.join()
+    if loader.exitcode != 0:
+        raise RuntimeError(f"loading the bronze template failed (exit {loader.exitcode})")
     projects = {"fixed": postgres_project("fixed"), "a": postgres_project("bloomery", specs=True),
                 "b": postgres_project("floor", floor=True), "c": postgres_project("native", floor=True, native=True)}
     med, memory, net = bench.alternate(projects, rounds,
