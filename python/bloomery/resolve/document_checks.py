@@ -20,18 +20,25 @@ _RECONCILE_AGG_SIDE = re.compile(
 _RECONCILE_BARE_SIDE = re.compile(rf"^(?P<entity>{_IDENT})\s*\.\s*(?P<column>{_IDENT})$")
 
 
+def _named_checks(tree: SpecTree, section: str, writes: str):
+    """Each check of a document section with its spec path. A second check of one name is refused:
+    what it writes (`writes`, formatted with the name) would be written twice."""
+    names: set[str] = set()
+    for i, check in enumerate(tree.model.value.get(section, [])):
+        path = (section, i)
+        if check["name"] in names:
+            tree.error(E.GuardrailError, tree.model, path + ("name",),
+                       f"a second {section} check named `{check['name']}`: its {writes.format(check['name'])} "
+                       "would be written twice", f"give each {section} check its own name")
+            continue
+        names.add(check["name"])
+        yield path, check
+
+
 def reconcile_irs(tree: SpecTree, by_entity) -> list[dict]:
     model = tree.model
     out: list[dict] = []
-    names: set[str] = set()
-    for i, check in enumerate(model.value.get("reconcile", [])):
-        path = ("reconcile", i)
-        if check["name"] in names:
-            tree.error(E.GuardrailError, model, path + ("name",),
-                       f"a second reconcile check named `{check['name']}`: its model `{check['name']}__reconcile` "
-                       "would be written twice", "give each reconcile check its own name")
-            continue
-        names.add(check["name"])
+    for path, check in _named_checks(tree, "reconcile", "model `{}__reconcile`"):
         sides = {s: reconcile_side(tree, check[s], path + (s,), by_entity) for s in ("left", "right")}
         if any(v is None for v in sides.values()):
             continue
@@ -138,15 +145,7 @@ def coverage_irs(tree: SpecTree, by_entity, relationships) -> list[dict]:
     model = tree.model
     entities = model.value["entities"]
     out: list[dict] = []
-    names: set[str] = set()
-    for i, check in enumerate(model.value.get("coverage", [])):
-        path = ("coverage", i)
-        if check["name"] in names:
-            tree.error(E.GuardrailError, model, path + ("name",),
-                       f"a second coverage check named `{check['name']}`: its audit `{check['name']}_coverage` "
-                       "would be written twice", "give each coverage check its own name")
-            continue
-        names.add(check["name"])
+    for path, check in _named_checks(tree, "coverage", "audit `{}_coverage`"):
         rel = relationships.get(check["relationship"])
         if rel is None:
             close = difflib.get_close_matches(check["relationship"], relationships, n=1)

@@ -15,6 +15,7 @@ so a schema edit can never be silently ignored here.
 from __future__ import annotations
 
 import numbers
+import operator
 import re
 from typing import Any, Callable
 
@@ -26,6 +27,10 @@ _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description", "ex
 def compile_schema(root: dict) -> Check:
     return _Compiler(root).compile(root)
 
+
+# The size keywords the schemas use: the instance type each applies to, and how its size compares.
+_SIZES = {"minProperties": (dict, operator.ge), "maxProperties": (dict, operator.le),
+          "minItems": (list, operator.ge), "minLength": (str, operator.ge)}
 
 class _Compiler:
     def __init__(self, root: dict):
@@ -72,26 +77,18 @@ class _Compiler:
         if "propertyNames" in keys:
             names = self.compile(schema["propertyNames"])
             checks.append(lambda x: not isinstance(x, dict) or all(names(k) for k in x))
-        if "minProperties" in keys:
-            n = schema["minProperties"]
-            checks.append(lambda x: not isinstance(x, dict) or len(x) >= n)
-        if "maxProperties" in keys:
-            n = schema["maxProperties"]
-            checks.append(lambda x: not isinstance(x, dict) or len(x) <= n)
+        for keyword in sorted(keys & _SIZES.keys()):
+            kind, within, bound = *_SIZES[keyword], schema[keyword]
+            checks.append(lambda x, kind=kind, within=within, bound=bound:
+                          not isinstance(x, kind) or within(len(x), bound))
         if "items" in keys:
             item = self.compile(schema["items"])
             checks.append(lambda x: not isinstance(x, list) or all(item(v) for v in x))
-        if "minItems" in keys:
-            n = schema["minItems"]
-            checks.append(lambda x: not isinstance(x, list) or len(x) >= n)
         if "uniqueItems" in keys and schema["uniqueItems"]:
             checks.append(lambda x: not isinstance(x, list) or _unique(x))
         if "pattern" in keys:
             search = re.compile(schema["pattern"]).search
             checks.append(lambda x: not isinstance(x, str) or search(x) is not None)
-        if "minLength" in keys:
-            n = schema["minLength"]
-            checks.append(lambda x: not isinstance(x, str) or len(x) >= n)
         if "minimum" in keys:
             m = schema["minimum"]
             checks.append(lambda x: not _is_number(x) or not x < m)  # as jsonschema: NaN passes
