@@ -108,22 +108,21 @@ _CAST_TYPES = {
 # What to write instead of a function that real rules reach for but that has no spelling
 # meaning the same on every engine (the NULL handling of concat/greatest/least differs, the
 # argument order of date_trunc differs, starts_with is missing on some).
-_INSTEAD = {
-    "concat": "`a || b`",
-    "starts_with": "`x LIKE 'prefix%'`", "startswith": "`x LIKE 'prefix%'`",
-    "ends_with": "`x LIKE '%suffix'`", "endswith": "`x LIKE '%suffix'`",
-    "greatest": "a CASE expression", "least": "a CASE expression",
-    "if": "CASE WHEN ... THEN ... ELSE ... END", "iif": "CASE WHEN ... THEN ... ELSE ... END",
-    "now": "`current_timestamp`", "getdate": "`current_timestamp`",
-    "sysdate": "`current_timestamp`", "localtimestamp": "`current_timestamp`",
-    "today": "`current_date`",
-    "date_part": "`EXTRACT(YEAR FROM col)`", "datepart": "`EXTRACT(YEAR FROM col)`",
-    "year": "`EXTRACT(YEAR FROM col)`", "quarter": "`EXTRACT(QUARTER FROM col)`",
-    "month": "`EXTRACT(MONTH FROM col)`", "day": "`EXTRACT(DAY FROM col)`",
-    "hour": "`EXTRACT(HOUR FROM col)`", "minute": "`EXTRACT(MINUTE FROM col)`",
-    "try_cast": "`CAST(x AS type)`", "safe_cast": "`CAST(x AS type)`",
-    "len": "`length(x)`", "strlen": "`length(x)`",
-}
+_INSTEAD = {name: write for write, names in {
+    "`a || b`": ("concat",),
+    "`x LIKE 'prefix%'`": ("starts_with", "startswith"),
+    "`x LIKE '%suffix'`": ("ends_with", "endswith"),
+    "a CASE expression": ("greatest", "least"),
+    "CASE WHEN ... THEN ... ELSE ... END": ("if", "iif"),
+    "`current_timestamp`": ("now", "getdate", "sysdate", "localtimestamp"),
+    "`current_date`": ("today",),
+    "`EXTRACT(YEAR FROM col)`": ("date_part", "datepart", "year"),
+    "`EXTRACT(QUARTER FROM col)`": ("quarter",), "`EXTRACT(MONTH FROM col)`": ("month",),
+    "`EXTRACT(DAY FROM col)`": ("day",), "`EXTRACT(HOUR FROM col)`": ("hour",),
+    "`EXTRACT(MINUTE FROM col)`": ("minute",),
+    "`CAST(x AS type)`": ("try_cast", "safe_cast"),
+    "`length(x)`": ("len", "strlen"),
+}.items() for name in names}
 # How an allowed function may be written, for the refusal of a form outside its arguments.
 _FORMS = {
     exp.Trim: "`trim(x)`, `ltrim(x)` or `rtrim(x)`", exp.Round: "`round(x)` or `round(x, digits)`",
