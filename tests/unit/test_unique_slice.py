@@ -3,7 +3,6 @@ it is compared by (tests/integration/test_dedupe_typed.py builds it for real).""
 from __future__ import annotations
 
 from bloomery.resolve import check_project
-from bloomery.emit.dbt import _decorate
 
 MODEL = """\
 spec_version: 1
@@ -42,7 +41,7 @@ def test_the_slice_carries_each_partition_column_and_its_bucket(tmp_path):
     (tmp_path / "mapping.yaml").write_text(MAPPING)
     project = check_project(tmp_path)
     assert project.entities["reading"]["partition_by"] == ["taken_on", "taken_at", "site"]
-    rule = next(r for r in _decorate(project)["reading"]["rules"] if r["rule"] == "unique")
+    rule = next(r for r in project.entities["reading"]["rules"] if r["rule"] == "unique")
     assert rule["slice"] == [{"column": "taken_on", "bucket": "year"},
                              {"column": "taken_at", "bucket": "hour"},
                              {"column": "site", "bucket": None}]

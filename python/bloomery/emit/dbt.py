@@ -20,14 +20,13 @@ from ..resolve import ProjectIR
 from ..errors import Location, UnsupportedByTarget
 from .clashes import _Files
 from .entity_models import _entity_sql, _ledger_sql, _reject_sql, _staged_sql
-from .graph import _decorate
 from .mart import (_bronze_columns_sql, _bronze_columns_yaml, _drift_sql, _drift_yaml, _mart_sql, _mart_yaml,
                    _quarantine_rate_sql)
 from .output import FINGERPRINT, Changes, apply, compare, fingerprint
 from .properties import _entity_yaml, _sources_yaml
 from .reconcile import _reconcile_sql, _reconcile_yaml
 
-__all__ = ["render", "write", "plan_changes", "refuse_unsupported", "Changes", "FINGERPRINT", "_decorate"]
+__all__ = ["render", "write", "plan_changes", "refuse_unsupported", "Changes", "FINGERPRINT"]
 
 
 def render(project: ProjectIR) -> dict[str, str]:
@@ -35,7 +34,7 @@ def render(project: ProjectIR) -> dict[str, str]:
     refuse_unsupported(project)
     files = _Files(project)
     files.put("_bloomery_sources.yml", _sources_yaml(project))
-    entities = _decorate(project)
+    entities = project.entities
     for name, entity in entities.items():
         origin = f"entities.{name}"
         files.put(f"{name}__staged.sql", _staged_sql(entity), origin)

@@ -6,9 +6,10 @@ kind at once, without cascades from an earlier one):
   parse      grammar.py     YAML, document kinds, JSON Schema, grammars the schema cannot say
   resolve    references.py  mappings to entities and fields, relationships, canonical links
   typecheck  typecheck.py   declared types, transform chains
-  build      this module    the IR: per entity (entity.py, rules.py, checks.py), sources and
-                            freshness, reconcile and coverage (document_checks.py), and the
-                            contract facts `bloomery plan` compares
+  build      this module    the IR: per entity (entity.py, entity_rules.py, checks.py), sources
+                            and freshness, reconcile and coverage (document_checks.py), the
+                            facts that span entities (graph.py), and the contract facts
+                            `bloomery plan` compares
 
 The output is what the emitter turns into dbt files; the macros render it.
 """
@@ -21,6 +22,7 @@ from .. import errors as E
 from .document_checks import coverage_irs, reconcile_irs
 from .entity import entity_ir
 from .grammar import load, parse_semantics
+from .graph import graph_facts
 from .ir import ProjectIR, materialization
 from .references import resolve
 from .tree import SpecTree
@@ -101,9 +103,10 @@ def build(tree: SpecTree, by_entity, lowered) -> ProjectIR:
                        "of this source, or on one of them", prefix=tree.mapping_label(doc))
         shared["entities"].append(v["target"])
     project.sources.sort(key=lambda s: s["name"])
-    # Referential rules may form a cycle: emit cuts it deterministically (docs/design.md).
     project.reconcile = reconcile_irs(tree, by_entity)
     project.coverage = coverage_irs(tree, by_entity, relationships)
+    # Referential rules may form a cycle: graph_facts cuts it deterministically (docs/design.md).
+    project.entities = graph_facts(project.entities, project.coverage)
     project.files = sorted([tree.model.file] + [d.file for d in tree.mappings]
                            + ([tree.catalog.file] if tree.catalog else []))
     project.contract = contract_facts(tree)

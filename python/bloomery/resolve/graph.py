@@ -1,20 +1,19 @@
 """The facts about an entity that depend on the other entities (the graph of referential rules,
-coverage and unknown members), computed once before any file is rendered.
+coverage and unknown members): the last resolve pass, over the whole project.
 
-Separate because they are a pass over the whole project, not the rendering of one file: every
-renderer reads the decorated entities and none recomputes them.
+Here rather than in emit because they are decisions about the pipeline, not spellings of it: the
+emitter, `bloomery plan` and the report all read the same entity IR, and none recomputes them.
 """
 from __future__ import annotations
 
-from ..resolve import ProjectIR
 
 
-def _decorate(project: ProjectIR) -> dict[str, dict]:
-    """Facts about an entity that depend on the others, added to its IR for the macros:
+def graph_facts(entities: dict[str, dict], coverage: list[dict]) -> dict[str, dict]:
+    """The entities with the facts that depend on the others added to their IR:
     `unknown_member` (the parent column a child rewrites orphans to '__unknown__' in, so the
     parent carries that member row) and, per referential rule, `published` (the rule reads the
     parent's previously published rows without a dbt ref, because a ref would close a cycle)."""
-    entities = {n: dict(e, rules=[dict(r) for r in e["rules"]]) for n, e in project.entities.items()}
+    entities = {n: dict(e, rules=[dict(r) for r in e["rules"]]) for n, e in entities.items()}
     for e in entities.values():
         for r in e["rules"]:
             if r["rule"] == "unique":
@@ -22,7 +21,7 @@ def _decorate(project: ProjectIR) -> dict[str, dict]:
                 r["slice"] = [{"column": c, "bucket": b} for c, b in zip(e["partition_by"], e["partition_buckets"], strict=True)]
             if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
                 entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
-    for c in project.coverage:
+    for c in coverage:
         if c["from"] in entities and c["to"] in entities:
             member = entities[c["to"]].get("unknown_member")   # the parent column of its Unknown member
             entities[c["from"]].setdefault("coverage", []).append(dict(c, member=member))
