@@ -25,7 +25,7 @@ from .errors import BloomeryError, errors_of as _errors_of, print_errors as _rep
 
 
 def cmd_check(args) -> int:
-    from .emit.dbt import refuse_unsupported
+    from .guardrails.targets import refuse_unsupported
     try:
         project = check_project(Path(args.specs))
     except BloomeryError as exc:

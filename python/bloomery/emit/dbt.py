@@ -8,7 +8,7 @@ Every file written starts with a marker line. A later compile removes marked fil
 writes, and never touches a file without the marker.
 
 This module is the entry point: it decides which files a project gets and composes the modules
-that render them (graph: facts across entities; entity_models and properties: one entity's SQL
+that render them (entity_models and properties: one entity's SQL
 and YAML; reconcile and mart: the project-level models; clashes: unique node and test names;
 output: the output folder and its fingerprint).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..resolve import ProjectIR
-from ..errors import Location, UnsupportedByTarget
+from ..guardrails.targets import refuse_unsupported
 from .clashes import _Files
 from .entity_models import _entity_sql, _ledger_sql, _reject_sql, _staged_sql
 from .mart import (_bronze_columns_sql, _bronze_columns_yaml, _drift_sql, _drift_yaml, _mart_sql, _mart_yaml,
@@ -80,18 +80,3 @@ def plan_changes(project: ProjectIR, out_dir: Path, specs_dir: Path | None = Non
     files = render(project)
     files[FINGERPRINT] = fingerprint(files, out_dir, specs_dir)
     return compare(files, out_dir)
-
-
-def refuse_unsupported(project: ProjectIR):
-    """What no dbt target can run, whatever the dialect: `check` refuses it too."""
-    for entity in project.entities.values():
-        for mapping in entity["mappings"]:
-            for column in mapping["columns"]:
-                for step in column["steps"]:
-                    if step["op"] != "convert":
-                        continue
-                    path = f"{column.get('path', 'mapping[' + mapping['mapping'] + ']')}.transform[{step.get('chain_index', 0)}]"
-                    raise project.relocate(UnsupportedByTarget(
-                        f"`convert` in the chain of {entity['entity']}.{column['name']} needs currency rates "
-                        "that no dbt target here provides", Location(path=path),
-                        "convert upstream, or drop the step"))
