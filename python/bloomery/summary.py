@@ -18,8 +18,9 @@ import re
 import sys
 from pathlib import Path
 
+from .vocabulary import ENTITY_ROW, MART
+
 FAILED = 4                       # --fail-on warn|error found a drift, a dbt test or a model error at that severity or worse
-ENTITY_ROW = "(entity)"
 _RANK = {"warn": 1, "error": 2}
 
 
@@ -187,7 +188,7 @@ def to_text(summary: dict) -> str:
 def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | None, dict[str, str]]:
     from .report.dbt_source import DbtQueryError
     manifest = session.parse()
-    if session.node("mart_data_quality") is None:
+    if session.node(MART) is None:
         raise DbtQueryError("the dbt project has no `mart_data_quality` model",
                             ["run `bloomery compile` into this project's models, then `dbt build`"])
     accounting = session.rows(

@@ -16,5 +16,7 @@ RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_
 # The value `unknown_member` rewrites an orphan's foreign key to, and the parent row it points at.
 UNKNOWN_MEMBER = "__unknown__"
 
-# The quality mart: one snapshot of counts per run, per entity and rule.
+# The quality mart: one snapshot of counts per run, per entity and rule; each entity's accounting
+# row (the population and its routes) carries this in place of a rule name.
 MART = "mart_data_quality"
+ENTITY_ROW = "(entity)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import yaml
 
+from ..vocabulary import ENTITY_ROW, MART
 from .audits import _tagged, _test
 from .jinja_literal import literal
 from .nodes import SQL_HEADER, YAML_HEADER, _config, _merged, _ref, _tags
@@ -73,7 +74,7 @@ def _mart_yaml(entities: list[dict] = ()) -> str:
     ]
     rate_tests = [_quarantine_rate_test(e) for e in entities if e["quarantine"]]
     doc = {"version": 2, "models": [
-        {"name": "mart_data_quality",
+        {"name": MART,
          "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
                         "up across entities and rules within a run; compare runs, do not sum them.",
          "columns": [{"name": c, "description": d} for c, d in columns]},
@@ -171,7 +172,7 @@ def _drift_yaml(entities: list[dict]) -> str:
                     f"Drift of rule `{r['name']}`'s failure count on `{name}` ({knobs}).") for r in e["rules"]]
         for metric, rule, test_name, what in wanted:
             test = _test("bloomery.bloomery_drift", test_name, what, d["severity"], entity=name, metric=metric,
-                         rule=rule if rule is not None else "(entity)")
+                         rule=rule if rule is not None else ENTITY_ROW)
             next(iter(test.values()))["config"] = {"severity": d["severity"]}   # one row at most: nothing to store
             tests.append(_tagged([test], tags)[0])
     doc = {"version": 2, "models": [{

@@ -9,6 +9,7 @@ from __future__ import annotations
 import yaml
 
 from ..resolve import ProjectIR
+from ..vocabulary import METADATA
 from .audits import _attach_asserts, _audits, _tagged, _user_test
 from .nodes import YAML_HEADER, _grants, _merged, _tags
 from .yaml_data import _data, _prose, _quoted_name, _user_config
@@ -57,7 +58,7 @@ def _entity_yaml(entity: dict) -> str:
         {"name": "_quality_ok", "description": "True when `_quality_flags` is empty."},
     ]
     metadata = [{"name": m, "description": "Ingestion metadata, as stored in bronze."}
-                for m in ("_load_id", "_ingested_at", "_source_row_id")] if entity["metadata"] else []
+                for m in METADATA] if entity["metadata"] else []
     if _merged(entity):
         metadata.append({"name": "_source", "description": "Bronze relation the row came from (the entity merges "
                                                            "several mappings)."})

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..vocabulary import ENTITY_ROW, MART
 from .dbt_source import DbtQueryError, DbtSession
-from .model import ENTITY_ROW, RejectSample, ReportInput, as_int, as_text, order_runs
+from .model import RejectSample, ReportInput, as_int, as_text, order_runs
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")       # entity names (the spec schema is stricter still)
 RUN_ID = re.compile(r"^[A-Za-z0-9_.:-]+$")           # dbt invocation ids
-MART = "mart_data_quality"
 
 
 @dataclass

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-ENTITY_ROW = "(entity)"
+from ..vocabulary import ENTITY_ROW
 
 
 @dataclass
