@@ -237,6 +237,35 @@ def engine_project(engine: str, tmp: Path, request, specs: Path | None = None) -
     return PgProject(tmp, request.getfixturevalue("pg_server"), specs)
 
 
+def specs_folder(tmp: Path, files: dict[str, str]) -> Path:
+    """A folder `specs` under `tmp` holding `files` (name -> YAML text), for `engine_project`."""
+    root = tmp / "specs"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def cases_table(engine: str, tmp: Path, request, columns: list[str], rows: list[tuple]):
+    """A project on `engine` whose bronze table `cases` holds `rows`: (the project, the table as a
+    query names it, a function running a query to a list of tuples). Spark is queried as written."""
+    project = engine_project(engine, tmp, request)
+    project.write_bronze("cases", columns, rows)
+    if engine == "spark":
+        return project, f"`{project.schema}`.`cases`", lambda sql: [tuple(r) for r in project.sql(sql).collect()]
+    return project, "main.cases", project.query
+
+
+def engine_error(engine: str) -> type:
+    """What a failed query raises on `engine` (on Spark: any exception)."""
+    if engine == "duckdb":
+        return duckdb.Error
+    if engine == "postgres":
+        import psycopg2
+        return psycopg2.Error
+    return Exception
+
+
 def summary(project: _Project, *args: str) -> tuple[int, str]:
     """`bloomery summary` on the project, in process: (exit status, what it printed)."""
     os.environ.update(project._env())
