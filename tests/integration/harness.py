@@ -280,3 +280,14 @@ def summary(project: _Project, *args: str) -> tuple[int, str]:
 def summary_json(project: _Project, *args: str) -> tuple[int, dict]:
     code, text = summary(project, "--format", "json", *args)
     return code, json.loads(text)
+
+
+def report(project: _Project, out: Path, *args: str) -> tuple[int, str]:
+    """`bloomery report` on the project, in process, writing the page to `out`: (exit status, what
+    it said on stderr)."""
+    os.environ.update(project._env())
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                              "--target", project.target, *args, "--out", str(out)])
+    return code, err.getvalue()
