@@ -91,19 +91,29 @@ class _Project:
         extra = [] if args[0] == "deps" else ["--target-path", str(self.dir / "target"), "--target", self.target]
         res = dbtRunner().invoke([*args, "--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
                                   "--log-path", str(self.dir / "logs"), *extra])
-        statuses = {}
-        result = res.result
-        if result is not None and hasattr(result, "results"):
-            for r in result.results:
-                node = getattr(r, "node", None)
-                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
-                    continue  # on-run-start/end hooks (bloomery.assert_engine_supported)
-                statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = str(r.status)
-        out = DbtResult(bool(res.success), statuses, res.exception, result)
-        if check and not out.success:
-            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
-            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
-        return out
+        return dbt_result(args, res, check)
+
+
+def dbt_result(args, res, check: bool, messages: bool = False) -> DbtResult:
+    """dbt's answer to `dbt *args` with each node's status (the on-run-start/end hooks left out; with
+    `messages`, a node that did not pass carries dbt's message after its status); when `check`, an
+    invocation that failed raises, naming the nodes that did not pass."""
+    statuses = {}
+    result = res.result
+    if result is not None and hasattr(result, "results"):
+        for r in result.results:
+            node = getattr(r, "node", None)
+            if node is not None and str(getattr(node, "resource_type", "")) == "operation":
+                continue  # on-run-start/end hooks (bloomery.assert_engine_supported)
+            status = str(r.status)
+            if messages and status not in ("success", "pass") and getattr(r, "message", None):
+                status += f": {r.message}"
+            statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = status
+    out = DbtResult(bool(res.success), statuses, res.exception, result)
+    if check and not out.success:
+        failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
+        raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
+    return out
 
 
 class DuckProject(_Project):
@@ -175,46 +185,40 @@ class PgProject(_Project):
     def connect(self):
         return self.settings.connect(self.dbname)
 
-    def execute(self, sql: str):
+    @contextlib.contextmanager
+    def cursor(self):
+        """A cursor on a connection of its own, closed after."""
         con = self.connect()
         try:
             with con.cursor() as cur:
-                cur.execute(sql)
+                yield cur
         finally:
             con.close()
+
+    def execute(self, sql: str):
+        with self.cursor() as cur:
+            cur.execute(sql)
 
     def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cols = ", ".join(f'"{c}" text' for c in columns)
-                if not append:
-                    cur.execute(f'drop table if exists main."{table}"')
-                    cur.execute(f'create table main."{table}" ({cols})')
-                if rows:
-                    marks = ", ".join("%s" for _ in columns)
-                    cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-        finally:
-            con.close()
+        with self.cursor() as cur:
+            cols = ", ".join(f'"{c}" text' for c in columns)
+            if not append:
+                cur.execute(f'drop table if exists main."{table}"')
+                cur.execute(f'create table main."{table}" ({cols})')
+            if rows:
+                marks = ", ".join("%s" for _ in columns)
+                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
 
     def query(self, sql: str) -> list[tuple]:
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                return cur.fetchall()
-        finally:
-            con.close()
+        with self.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
 
     def rows(self, sql: str) -> list[dict]:
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                names = [d[0] for d in cur.description]
-                return [dict(zip(names, r)) for r in cur.fetchall()]
-        finally:
-            con.close()
+        with self.cursor() as cur:
+            cur.execute(sql)
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 # The engines a test runs on for real, as pytest parameters carrying the engine's mark, and the

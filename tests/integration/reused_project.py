@@ -33,7 +33,7 @@ import jinja2
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import INTEGRATION, ROOT, DbtResult
+from .harness import INTEGRATION, ROOT, DbtResult, dbt_result
 
 
 def _cached_compile(compile_):
@@ -148,21 +148,7 @@ class _ReusedProject:
         _forget_repeated_behavior_flags()
         runner = self._runner_class(manifest=self.manifests[self.variant])
         res = runner.invoke([*args, *QUIET, *self._base])
-        statuses = {}
-        result = res.result
-        if result is not None and hasattr(result, "results"):
-            for r in result.results:
-                node = getattr(r, "node", None)
-                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
-                    continue
-                statuses[node.name if node is not None else "?"] = str(r.status)
-                if str(r.status) not in ("success", "pass") and getattr(r, "message", None):
-                    statuses[node.name if node is not None else "?"] += f": {r.message}"
-        out = DbtResult(bool(res.success), statuses, res.exception)
-        if check and not out.success:
-            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
-            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
-        return out
+        return dbt_result(args, res, check, messages=True)
 
     # -- the warehouse ----------------------------------------------------------------------------
     @contextmanager
