@@ -153,6 +153,14 @@ class _ReusedProject:
     # -- the warehouse ----------------------------------------------------------------------------
     @contextmanager
     def cursor(self):
+        cur = self._connection().cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def _connection(self):
+        """The connection the test's statements go through."""
         raise NotImplementedError
 
     def query(self, sql: str, params=None) -> list[tuple]:
@@ -200,8 +208,7 @@ class ReusedDuckProject(_ReusedProject):
         threads: 1
 """
 
-    @contextmanager
-    def cursor(self):
+    def _connection(self):
         from dbt.adapters.duckdb.connections import DuckDBConnectionManager
         env = DuckDBConnectionManager._ENV
         if env is None or getattr(env.creds, "path", None) != ":memory:":
@@ -209,11 +216,7 @@ class ReusedDuckProject(_ReusedProject):
             # a no-op invocation opens the in-memory database dbt will keep using
             self.dbt("run-operation", "bloomery.assert_engine_supported")
             env = DuckDBConnectionManager._ENV
-        cur = env.conn.cursor()
-        try:
-            yield cur
-        finally:
-            cur.close()
+        return env.conn
 
     def reset(self):
         with self.cursor() as cur:
@@ -264,15 +267,10 @@ class ReusedPgProject(_ReusedProject):
             self._con.close()
             self._con = None
 
-    @contextmanager
-    def cursor(self):
+    def _connection(self):
         if self._con is None or self._con.closed:
             self._con = self.settings.connect(self.dbname)
-        cur = self._con.cursor()
-        try:
-            yield cur
-        finally:
-            cur.close()
+        return self._con
 
     def reset(self):
         """Every schema of the database but PostgreSQL's own, dropped; `main` made again."""
