@@ -36,7 +36,43 @@ class DbtResult:
     result: object = None   # dbt's own result object
 
 
-class _Project:
+class Warehouse:
+    """The test's statements on the warehouse, through `cursor()` (per engine: a DB-API cursor, or
+    DuckDB's connection), the same SQL on every engine (schema `main`); bronze columns are text."""
+    mark = "?"              # the driver's parameter marker
+    text = "varchar"        # the type of a bronze column
+
+    def cursor(self):
+        """A context manager giving the cursor (per engine)."""
+        raise NotImplementedError
+
+    def execute(self, sql: str):
+        with self.cursor() as cur:
+            cur.execute(sql)
+
+    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
+        with self.cursor() as cur:
+            if not append:
+                cols = ", ".join(f'"{c}" {self.text}' for c in columns)
+                cur.execute(f'drop table if exists main."{table}"')
+                cur.execute(f'create table main."{table}" ({cols})')
+            if rows:
+                marks = ", ".join(self.mark for _ in columns)
+                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
+
+    def query(self, sql: str, params=None) -> list[tuple]:
+        with self.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+
+    def rows(self, sql: str) -> list[dict]:
+        with self.cursor() as cur:
+            cur.execute(sql)
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+class _Project(Warehouse):
     engine = ""
     target = ""
 
@@ -130,28 +166,10 @@ class DuckProject(_Project):
     def connect(self):
         return duckdb.connect(str(self.db_path))
 
-    def execute(self, sql: str):
+    @contextlib.contextmanager
+    def cursor(self):
         with self.connect() as con:
-            con.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.connect() as con:
-            cols = ", ".join(f'"{c}" varchar' for c in columns)
-            if not append:
-                con.execute(f'create or replace table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join("?" for _ in columns)
-                con.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-
-    def query(self, sql: str) -> list[tuple]:
-        with self.connect() as con:
-            return con.execute(sql).fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.connect() as con:
-            cur = con.execute(sql)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in cur.fetchall()]
+            yield con
 
 
 def render(project: _Project, jinja: str) -> str:
@@ -170,6 +188,8 @@ _databases = itertools.count()
 class PgProject(_Project):
     """The same project on PostgreSQL: `settings` come from the session's `pg_server` fixture."""
     engine = target = "postgres"
+    mark = "%s"
+    text = "text"
 
     def __init__(self, tmp: Path, settings, specs: Path | None = None):
         super().__init__(tmp, specs)
@@ -194,31 +214,6 @@ class PgProject(_Project):
                 yield cur
         finally:
             con.close()
-
-    def execute(self, sql: str):
-        with self.cursor() as cur:
-            cur.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.cursor() as cur:
-            cols = ", ".join(f'"{c}" text' for c in columns)
-            if not append:
-                cur.execute(f'drop table if exists main."{table}"')
-                cur.execute(f'create table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join("%s" for _ in columns)
-                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-
-    def query(self, sql: str) -> list[tuple]:
-        with self.cursor() as cur:
-            cur.execute(sql)
-            return cur.fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.cursor() as cur:
-            cur.execute(sql)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 # The engines a test runs on for real, as pytest parameters carrying the engine's mark, and the

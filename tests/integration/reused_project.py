@@ -33,7 +33,7 @@ import jinja2
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import INTEGRATION, ROOT, DbtResult, dbt_result
+from .harness import INTEGRATION, ROOT, DbtResult, Warehouse, dbt_result
 
 
 def _cached_compile(compile_):
@@ -99,13 +99,11 @@ QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-sta
 
 
 
-class _ReusedProject:
+class _ReusedProject(Warehouse):
     """What does not depend on the engine: the copied project, one parsed manifest per spec
     variant, dbt invocations on the chosen one, and the warehouse read and written through a
     DB-API cursor (`cursor()`, per engine) with the same SQL on both engines (schema `main`)."""
     engine = ""
-    mark = "?"              # the driver's parameter marker
-    text = "varchar"        # the type of a bronze column
 
     def __init__(self, tmp: Path, variants: dict[str, Path], macros: dict[str, str] | None = None):
         self.dir = tmp / "project"
@@ -162,31 +160,6 @@ class _ReusedProject:
     def _connection(self):
         """The connection the test's statements go through."""
         raise NotImplementedError
-
-    def query(self, sql: str, params=None) -> list[tuple]:
-        with self.cursor() as cur:
-            cur.execute(sql, params)
-            return cur.fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.cursor() as cur:
-            cur.execute(sql)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in cur.fetchall()]
-
-    def execute(self, sql: str):
-        with self.cursor() as cur:
-            cur.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.cursor() as cur:
-            if not append:
-                cols = ", ".join(f'"{c}" {self.text}' for c in columns)
-                cur.execute(f'drop table if exists main."{table}"')
-                cur.execute(f'create table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join(self.mark for _ in columns)
-                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
 
     def reset(self):
         """Drop every relation dbt or a test created: the next scenario starts from nothing."""
