@@ -54,6 +54,37 @@ def load_shop(project, extra_customers=()):
         project.write_bronze(table, spec["columns"], rows)
 
 
+def load_batches(project, loads, append=False, extra_orders=()):
+    """Land the shop corpus's rows of the load ids in `loads` (appended when `append`), with
+    `extra_orders` added to shop__orders."""
+    for table, spec in shop.BRONZE.items():
+        rows = [v for v, _ in spec["rows"] if v[-3] in loads]
+        if table == "shop__orders":
+            rows += list(extra_orders)
+        project.write_bronze(table, spec["columns"], rows, append=append)
+
+
+def table_multisets(project, entities, rejects: str) -> dict:
+    """Each entity's table, and its reject table as the query `rejects` reads it (`{e}`: the entity),
+    as multisets of rows: equal when two builds wrote the same rows in any order."""
+    out = {}
+    for e in entities:
+        out[e] = Counter(map(repr, project.query(f'select * from main."{e}"')))
+        out[e + "__reject"] = Counter(map(repr, project.query(rejects.format(e=e))))
+    return out
+
+
+def build_batches(project, *batches):
+    """Land each batch of load ids in turn (the later ones appended) and build after each, the
+    project compiled once the first is landed: the project, built."""
+    for n, loads in enumerate(batches):
+        load_batches(project, loads, append=n > 0)
+        if n == 0:
+            assert project.compile() == 0
+        project.dbt("build")
+    return project
+
+
 def assert_rows_land(kept: dict, rejected: dict, corpus_rows, row_id_of, engine: str, where: str):
     """Every corpus row is where its expected outcome on `engine` says, with exactly its flags."""
     for values, expect in corpus_rows:

@@ -36,7 +36,43 @@ class DbtResult:
     result: object = None   # dbt's own result object
 
 
-class _Project:
+class Warehouse:
+    """The test's statements on the warehouse, through `cursor()` (per engine: a DB-API cursor, or
+    DuckDB's connection), the same SQL on every engine (schema `main`); bronze columns are text."""
+    mark = "?"              # the driver's parameter marker
+    text = "varchar"        # the type of a bronze column
+
+    def cursor(self):
+        """A context manager giving the cursor (per engine)."""
+        raise NotImplementedError
+
+    def execute(self, sql: str):
+        with self.cursor() as cur:
+            cur.execute(sql)
+
+    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
+        with self.cursor() as cur:
+            if not append:
+                cols = ", ".join(f'"{c}" {self.text}' for c in columns)
+                cur.execute(f'drop table if exists main."{table}"')
+                cur.execute(f'create table main."{table}" ({cols})')
+            if rows:
+                marks = ", ".join(self.mark for _ in columns)
+                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
+
+    def query(self, sql: str, params=None) -> list[tuple]:
+        with self.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+
+    def rows(self, sql: str) -> list[dict]:
+        with self.cursor() as cur:
+            cur.execute(sql)
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+class _Project(Warehouse):
     engine = ""
     target = ""
 
@@ -91,19 +127,29 @@ class _Project:
         extra = [] if args[0] == "deps" else ["--target-path", str(self.dir / "target"), "--target", self.target]
         res = dbtRunner().invoke([*args, "--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
                                   "--log-path", str(self.dir / "logs"), *extra])
-        statuses = {}
-        result = res.result
-        if result is not None and hasattr(result, "results"):
-            for r in result.results:
-                node = getattr(r, "node", None)
-                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
-                    continue  # on-run-start/end hooks (bloomery.assert_engine_supported)
-                statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = str(r.status)
-        out = DbtResult(bool(res.success), statuses, res.exception, result)
-        if check and not out.success:
-            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
-            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
-        return out
+        return dbt_result(args, res, check)
+
+
+def dbt_result(args, res, check: bool, messages: bool = False) -> DbtResult:
+    """dbt's answer to `dbt *args` with each node's status (the on-run-start/end hooks left out; with
+    `messages`, a node that did not pass carries dbt's message after its status); when `check`, an
+    invocation that failed raises, naming the nodes that did not pass."""
+    statuses = {}
+    result = res.result
+    if result is not None and hasattr(result, "results"):
+        for r in result.results:
+            node = getattr(r, "node", None)
+            if node is not None and str(getattr(node, "resource_type", "")) == "operation":
+                continue  # on-run-start/end hooks (bloomery.assert_engine_supported)
+            status = str(r.status)
+            if messages and status not in ("success", "pass") and getattr(r, "message", None):
+                status += f": {r.message}"
+            statuses[node.name if node is not None else getattr(r, "unique_id", "?")] = status
+    out = DbtResult(bool(res.success), statuses, res.exception, result)
+    if check and not out.success:
+        failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
+        raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
+    return out
 
 
 class DuckProject(_Project):
@@ -120,28 +166,10 @@ class DuckProject(_Project):
     def connect(self):
         return duckdb.connect(str(self.db_path))
 
-    def execute(self, sql: str):
+    @contextlib.contextmanager
+    def cursor(self):
         with self.connect() as con:
-            con.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.connect() as con:
-            cols = ", ".join(f'"{c}" varchar' for c in columns)
-            if not append:
-                con.execute(f'create or replace table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join("?" for _ in columns)
-                con.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-
-    def query(self, sql: str) -> list[tuple]:
-        with self.connect() as con:
-            return con.execute(sql).fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.connect() as con:
-            cur = con.execute(sql)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in cur.fetchall()]
+            yield con
 
 
 def render(project: _Project, jinja: str) -> str:
@@ -160,6 +188,8 @@ _databases = itertools.count()
 class PgProject(_Project):
     """The same project on PostgreSQL: `settings` come from the session's `pg_server` fixture."""
     engine = target = "postgres"
+    mark = "%s"
+    text = "text"
 
     def __init__(self, tmp: Path, settings, specs: Path | None = None):
         super().__init__(tmp, specs)
@@ -175,44 +205,13 @@ class PgProject(_Project):
     def connect(self):
         return self.settings.connect(self.dbname)
 
-    def execute(self, sql: str):
+    @contextlib.contextmanager
+    def cursor(self):
+        """A cursor on a connection of its own, closed after."""
         con = self.connect()
         try:
             with con.cursor() as cur:
-                cur.execute(sql)
-        finally:
-            con.close()
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cols = ", ".join(f'"{c}" text' for c in columns)
-                if not append:
-                    cur.execute(f'drop table if exists main."{table}"')
-                    cur.execute(f'create table main."{table}" ({cols})')
-                if rows:
-                    marks = ", ".join("%s" for _ in columns)
-                    cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
-        finally:
-            con.close()
-
-    def query(self, sql: str) -> list[tuple]:
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                return cur.fetchall()
-        finally:
-            con.close()
-
-    def rows(self, sql: str) -> list[dict]:
-        con = self.connect()
-        try:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                names = [d[0] for d in cur.description]
-                return [dict(zip(names, r)) for r in cur.fetchall()]
+                yield cur
         finally:
             con.close()
 
@@ -237,6 +236,35 @@ def engine_project(engine: str, tmp: Path, request, specs: Path | None = None) -
     return PgProject(tmp, request.getfixturevalue("pg_server"), specs)
 
 
+def specs_folder(tmp: Path, files: dict[str, str]) -> Path:
+    """A folder `specs` under `tmp` holding `files` (name -> YAML text), for `engine_project`."""
+    root = tmp / "specs"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def cases_table(engine: str, tmp: Path, request, columns: list[str], rows: list[tuple]):
+    """A project on `engine` whose bronze table `cases` holds `rows`: (the project, the table as a
+    query names it, a function running a query to a list of tuples). Spark is queried as written."""
+    project = engine_project(engine, tmp, request)
+    project.write_bronze("cases", columns, rows)
+    if engine == "spark":
+        return project, f"`{project.schema}`.`cases`", lambda sql: [tuple(r) for r in project.sql(sql).collect()]
+    return project, "main.cases", project.query
+
+
+def engine_error(engine: str) -> type:
+    """What a failed query raises on `engine` (on Spark: any exception)."""
+    if engine == "duckdb":
+        return duckdb.Error
+    if engine == "postgres":
+        import psycopg2
+        return psycopg2.Error
+    return Exception
+
+
 def summary(project: _Project, *args: str) -> tuple[int, str]:
     """`bloomery summary` on the project, in process: (exit status, what it printed)."""
     os.environ.update(project._env())
@@ -251,3 +279,14 @@ def summary(project: _Project, *args: str) -> tuple[int, str]:
 def summary_json(project: _Project, *args: str) -> tuple[int, dict]:
     code, text = summary(project, "--format", "json", *args)
     return code, json.loads(text)
+
+
+def report(project: _Project, out: Path, *args: str) -> tuple[int, str]:
+    """`bloomery report` on the project, in process, writing the page to `out`: (exit status, what
+    it said on stderr)."""
+    os.environ.update(project._env())
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                              "--target", project.target, *args, "--out", str(out)])
+    return code, err.getvalue()

@@ -128,6 +128,15 @@ def to_decimal_12_2(v):
     return Decimal(v) if re.fullmatch(r"-?[0-9]{1,10}\.[0-9]{2}", v) else FAIL
 
 
+def coerced(value, rule: str, fired: set):
+    """A transform's result as the column holds it: a coercion failure fires the column's
+    `coercible` rule and leaves NULL."""
+    if value is FAIL:
+        fired.add(rule)
+        return None
+    return value
+
+
 def instant(ts: str) -> dt.datetime:
     """`_ingested_at` as the timestamp it casts to: the generator writes 'YYYY-MM-DD HH:MM:SS' and
     'YYYY-MM-DDTHH:MM:SS', two spellings of one instant (the text differs, the instant does not)."""
@@ -189,19 +198,13 @@ def judge_account(d: Delivery, variant: str, parents: frozenset) -> Judged:
     tier = None if raw_tier is None else TIERS[variant].get(raw_tier.lower(), raw_tier.lower())
     if tier is not None and tier not in TIERS[variant].values():
         fired.add("tier_in_enum")
-    score = to_int(raw_score)
-    if score is FAIL:
-        fired.add("score_coercible")
-        score = None
-    elif score is not None:
+    score = coerced(to_int(raw_score), "score_coercible", fired)
+    if score is not None:
         if score < 0:
             fired.add("score_range_min")
         if score > 100:
             fired.add("score_range_max")
-    opened = to_date(raw_opened)
-    if opened is FAIL:
-        fired.add("opened_on_coercible")
-        opened = None
+    opened = coerced(to_date(raw_opened), "opened_on_coercible", fired)
     if opened is None:
         fired.add("opened_on_not_null")
     return _judged(d, "account", variant, (account_id,), (account_id, tier, score, opened), fired)
@@ -212,10 +215,7 @@ def judge_entry(d: Delivery, variant: str, parents: frozenset) -> Judged:
     doc = json.loads(payload)
     fired = set()
     entry_id = trim(doc.get("entry"))
-    line_no = to_int(doc.get("line"))
-    if line_no is FAIL:
-        fired.add("line_no_coercible")
-        line_no = None
+    line_no = coerced(to_int(doc.get("line")), "line_no_coercible", fired)
     account_id = trim(doc.get("account"))
     if account_id is not None and account_id not in parents:
         fired.add("entry_account_referential")     # unknown_member: kept, fk rewritten
@@ -227,11 +227,8 @@ def judge_entry(d: Delivery, variant: str, parents: frozenset) -> Judged:
     code = None if code is None else code.upper()
     if code is not None and not re.fullmatch(r"[A-Z]{2}[0-9]", code):
         fired.add("code_pattern")
-    amount = to_decimal_12_2(doc.get("amount"))
-    if amount is FAIL:
-        fired.add("amount_coercible")
-        amount = None
-    elif amount is not None:
+    amount = coerced(to_decimal_12_2(doc.get("amount")), "amount_coercible", fired)
+    if amount is not None:
         if amount < 0:
             fired.add("amount_range_min")
         if not amount < 10000:

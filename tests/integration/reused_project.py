@@ -33,7 +33,7 @@ import jinja2
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import INTEGRATION, ROOT, DbtResult
+from .harness import INTEGRATION, ROOT, DbtResult, Warehouse, dbt_result
 
 
 def _cached_compile(compile_):
@@ -99,13 +99,11 @@ QUIET = ["--no-write-json", "--no-partial-parse", "--no-send-anonymous-usage-sta
 
 
 
-class _ReusedProject:
+class _ReusedProject(Warehouse):
     """What does not depend on the engine: the copied project, one parsed manifest per spec
     variant, dbt invocations on the chosen one, and the warehouse read and written through a
     DB-API cursor (`cursor()`, per engine) with the same SQL on both engines (schema `main`)."""
     engine = ""
-    mark = "?"              # the driver's parameter marker
-    text = "varchar"        # the type of a bronze column
 
     def __init__(self, tmp: Path, variants: dict[str, Path], macros: dict[str, str] | None = None):
         self.dir = tmp / "project"
@@ -148,51 +146,20 @@ class _ReusedProject:
         _forget_repeated_behavior_flags()
         runner = self._runner_class(manifest=self.manifests[self.variant])
         res = runner.invoke([*args, *QUIET, *self._base])
-        statuses = {}
-        result = res.result
-        if result is not None and hasattr(result, "results"):
-            for r in result.results:
-                node = getattr(r, "node", None)
-                if node is not None and str(getattr(node, "resource_type", "")) == "operation":
-                    continue
-                statuses[node.name if node is not None else "?"] = str(r.status)
-                if str(r.status) not in ("success", "pass") and getattr(r, "message", None):
-                    statuses[node.name if node is not None else "?"] += f": {r.message}"
-        out = DbtResult(bool(res.success), statuses, res.exception)
-        if check and not out.success:
-            failed = {k: v for k, v in statuses.items() if v not in ("success", "pass")}
-            raise AssertionError(f"dbt {' '.join(args)} failed: {failed or res.exception}")
-        return out
+        return dbt_result(args, res, check, messages=True)
 
     # -- the warehouse ----------------------------------------------------------------------------
     @contextmanager
     def cursor(self):
+        cur = self._connection().cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def _connection(self):
+        """The connection the test's statements go through."""
         raise NotImplementedError
-
-    def query(self, sql: str, params=None) -> list[tuple]:
-        with self.cursor() as cur:
-            cur.execute(sql, params)
-            return cur.fetchall()
-
-    def rows(self, sql: str) -> list[dict]:
-        with self.cursor() as cur:
-            cur.execute(sql)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in cur.fetchall()]
-
-    def execute(self, sql: str):
-        with self.cursor() as cur:
-            cur.execute(sql)
-
-    def write_bronze(self, table: str, columns: list[str], rows: list[tuple], append: bool = False):
-        with self.cursor() as cur:
-            if not append:
-                cols = ", ".join(f'"{c}" {self.text}' for c in columns)
-                cur.execute(f'drop table if exists main."{table}"')
-                cur.execute(f'create table main."{table}" ({cols})')
-            if rows:
-                marks = ", ".join(self.mark for _ in columns)
-                cur.executemany(f'insert into main."{table}" values ({marks})', [tuple(r) for r in rows])
 
     def reset(self):
         """Drop every relation dbt or a test created: the next scenario starts from nothing."""
@@ -214,8 +181,7 @@ class ReusedDuckProject(_ReusedProject):
         threads: 1
 """
 
-    @contextmanager
-    def cursor(self):
+    def _connection(self):
         from dbt.adapters.duckdb.connections import DuckDBConnectionManager
         env = DuckDBConnectionManager._ENV
         if env is None or getattr(env.creds, "path", None) != ":memory:":
@@ -223,11 +189,7 @@ class ReusedDuckProject(_ReusedProject):
             # a no-op invocation opens the in-memory database dbt will keep using
             self.dbt("run-operation", "bloomery.assert_engine_supported")
             env = DuckDBConnectionManager._ENV
-        cur = env.conn.cursor()
-        try:
-            yield cur
-        finally:
-            cur.close()
+        return env.conn
 
     def reset(self):
         with self.cursor() as cur:
@@ -278,15 +240,10 @@ class ReusedPgProject(_ReusedProject):
             self._con.close()
             self._con = None
 
-    @contextmanager
-    def cursor(self):
+    def _connection(self):
         if self._con is None or self._con.closed:
             self._con = self.settings.connect(self.dbname)
-        cur = self._con.cursor()
-        try:
-            yield cur
-        finally:
-            cur.close()
+        return self._con
 
     def reset(self):
         """Every schema of the database but PostgreSQL's own, dropped; `main` made again."""

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from .corpus_checks import outcome
+from .corpus_checks import load_shop, outcome
 from .harness import INTEGRATION, DuckProject
 
 sys.path.insert(0, str(INTEGRATION))
@@ -16,18 +16,10 @@ from corpus import shop  # noqa: E402
 pytestmark = pytest.mark.duckdb
 
 
-def load(project, extra_customers=()):
-    for table, spec in shop.BRONZE.items():
-        rows = [v for v, _ in spec["rows"]]
-        if table == "crm__customers":
-            rows += list(extra_customers)
-        project.write_bronze(table, spec["columns"], rows)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     project = DuckProject(tmp_path_factory.mktemp("audits"))
-    load(project)
+    load_shop(project)
     assert project.compile() == 0
     result = project.dbt("build")
     assert result.statuses["customer_conservation"] == "pass"
@@ -83,7 +75,7 @@ def test_mart_keeps_a_history_of_runs(built):
 ])
 def test_ingestion_metadata_audit_blocks_publication(tmp_path, bad_row, problem):
     project = DuckProject(tmp_path)
-    load(project, [bad_row])
+    load_shop(project, [bad_row])
     assert project.compile() == 0
     result = project.dbt("build", check=False)
     assert result.statuses["customer_ingestion_metadata"] == "fail"
@@ -95,7 +87,7 @@ def test_ingestion_metadata_audit_blocks_publication(tmp_path, bad_row, problem)
 
 def test_a_full_refresh_keeps_the_history_of_runs(tmp_path):
     project = DuckProject(tmp_path)
-    load(project)
+    load_shop(project)
     assert project.compile() == 0
     project.dbt("build")
     project.dbt("build", "--full-refresh")
@@ -109,7 +101,7 @@ def test_rows_diverted_past_their_retention_are_kept_until_the_next_run(tmp_path
     (an incremental one), purges them."""
     project = DuckProject(tmp_path)
     project.materialize("incremental_by_key")
-    load(project)
+    load_shop(project)
     assert project.compile() == 0
     later = ("--vars", "{bloomery_now: '2030-01-01 00:00:00'}")
     result = project.dbt("build", *later)
@@ -138,7 +130,7 @@ def test_conservation_audit_fails_when_a_row_goes_missing(built):
 
 def test_source_freshness_pass_warn_error(tmp_path):
     project = DuckProject(tmp_path)
-    load(project)
+    load_shop(project)
     assert project.compile() == 0
     project.dbt("build")
     now = "now()::timestamp"

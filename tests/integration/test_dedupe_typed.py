@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import DuckProject, PgProject
+from .harness import ENGINES, SPARK, engine_project, specs_folder
 
 MODEL = """\
 spec_version: 1
@@ -50,24 +50,12 @@ COLUMNS = ["id", "at", "meter", "state", "_load_id", "_ingested_at", "_source_ro
 EVENING, MORNING = "2024-01-10 23:00:00", "2024-01-10T01:00:00"   # morning > evening as text
 
 
-@pytest.fixture(params=[
-    pytest.param("duckdb", marks=pytest.mark.duckdb),
-    pytest.param("postgres", marks=pytest.mark.postgres),
-    pytest.param("spark", marks=pytest.mark.spark),
-])
+@pytest.fixture(params=ENGINES + [SPARK])
 def project(request, tmp_path):
-    root = tmp_path / "specs"
-    root.mkdir()
-    (root / "model.yaml").write_text(MODEL)
-    (root / "mapping.yaml").write_text(MAPPING)
-    if request.param == "duckdb":
-        p = DuckProject(tmp_path, root)
-    elif request.param == "postgres":
-        p = PgProject(tmp_path, request.getfixturevalue("pg_server"), root)
-    else:
+    if request.param == "spark":
         pytest.importorskip("pyspark")
-        from .spark import SparkProject
-        p = SparkProject(tmp_path, root)
+    specs = specs_folder(tmp_path, {"model.yaml": MODEL, "mapping.yaml": MAPPING})
+    p = engine_project(request.param, tmp_path, request, specs)
     assert p.compile() == 0
     return p
 

@@ -5,10 +5,10 @@ the one-build reference is left `full`."""
 from __future__ import annotations
 
 import sys
-from collections import Counter
 
 import pytest
 
+from .corpus_checks import build_batches, load_batches, table_multisets
 from .harness import INTEGRATION, DuckProject
 
 sys.path.insert(0, str(INTEGRATION))
@@ -20,12 +20,8 @@ ENTITIES = ("customer", "order", "order_item")
 
 def snapshot(project: DuckProject) -> dict:
     """Multiset of rows per table (unresolved rejects only: superseded ones are history)."""
-    out = {}
-    for e in ENTITIES:
-        out[e] = Counter(map(repr, project.query(f'select * from main."{e}"')))
-        out[e + "__reject"] = Counter(map(repr, project.query(
-            f'select * exclude (resolved_at) from main."{e}__reject" where resolved_at is null')))
-    return out
+    return table_multisets(project, ENTITIES,
+                           'select * exclude (resolved_at) from main."{e}__reject" where resolved_at is null')
 
 
 def incremental_project(tmp) -> DuckProject:
@@ -34,30 +30,14 @@ def incremental_project(tmp) -> DuckProject:
     return project
 
 
-def load(project, loads, append=False):
-    for table, spec in shop.BRONZE.items():
-        rows = [v for v, _ in spec["rows"] if v[-3] in loads]
-        project.write_bronze(table, spec["columns"], rows, append=append)
-
-
 @pytest.fixture(scope="module")
 def full(tmp_path_factory):
-    project = DuckProject(tmp_path_factory.mktemp("full"))
-    load(project, {"l1", "l2"})
-    assert project.compile() == 0
-    project.dbt("build")
-    return project
+    return build_batches(DuckProject(tmp_path_factory.mktemp("full")), {"l1", "l2"})
 
 
 @pytest.fixture(scope="module")
 def incremental(tmp_path_factory):
-    project = incremental_project(tmp_path_factory.mktemp("incremental"))
-    load(project, {"l1"})
-    assert project.compile() == 0
-    project.dbt("build")
-    load(project, {"l2"}, append=True)
-    project.dbt("build")
-    return project
+    return build_batches(incremental_project(tmp_path_factory.mktemp("incremental")), {"l1"}, {"l2"})
 
 
 def test_two_loads_equal_one_full_build(full, incremental):
@@ -80,7 +60,7 @@ def test_rerun_and_full_refresh_change_nothing(incremental):
 
 def test_late_load_with_older_timestamps_is_not_skipped(tmp_path):
     project = incremental_project(tmp_path)
-    load(project, {"l1", "l2"})
+    load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
     late = [("C11", "late@example.com", "lu", "2020-01-01", None, "l3", "2023-12-31 00:00:00", "c-11"),
@@ -93,7 +73,7 @@ def test_late_load_with_older_timestamps_is_not_skipped(tmp_path):
 
 def test_redelivery_keeps_first_seen(tmp_path):
     project = incremental_project(tmp_path)
-    load(project, {"l1", "l2"})
+    load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
     before = project.rows("select * from main.customer__reject where _source_row_id = 'c-4'")[0]
@@ -113,7 +93,7 @@ def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
     after the staged model, then after the entity) leaves its batch unrecorded, and the next run
     judges it again; a batch the ledger recorded is never judged again."""
     project = incremental_project(tmp_path)
-    load(project, {"l1", "l2"})
+    load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
     staged = "select _source_row_id from main.customer__staged"
@@ -142,7 +122,7 @@ def test_a_row_without_a_usable_timestamp_is_in_every_batch(tmp_path, ingested_a
     """A row whose `_ingested_at` is NULL or does not cast is judged by the next run even when its
     load was seen, so the ingestion-metadata audit sees it and stops the run before publishing."""
     project = incremental_project(tmp_path)
-    load(project, {"l1", "l2"})
+    load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
     bad = [("C16", "c16@example.com", "lu", "2020-01-01", None, "l1", ingested_at, "c-16")]
@@ -158,7 +138,7 @@ def test_a_row_without_a_key_is_replaced_when_judged_again(tmp_path):
     its source row is delivered again), the entity's copy is found by its source row id and
     replaced, not duplicated. A build with nothing new does not judge it at all."""
     project = incremental_project(tmp_path)
-    load(project, {"l1", "l2"})
+    load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
     project.dbt("build")
     keyless = [(None, "nk@example.com", "lu", "2020-01-01", None, "l7", "2024-07-01 00:00:00", "c-nk")]

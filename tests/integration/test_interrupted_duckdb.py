@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from .corpus_checks import table_multisets
 from .harness import INTEGRATION, DuckProject
 
 sys.path.insert(0, str(INTEGRATION))
@@ -69,11 +70,8 @@ LATE = {
 
 def state(project: DuckProject) -> dict:
     """Every table as a multiset; reject rows without replay's and resolve's clock columns."""
-    out = {}
-    for e in ENTITIES:
-        out[e] = Counter(map(repr, project.query(f'select * from main."{e}"')))
-        out[e + "__reject"] = Counter(map(repr, project.query(
-            f'select * exclude (resolved_at, last_evaluated_at), resolved_at is null as unresolved from main."{e}__reject"')))
+    out = table_multisets(project, ENTITIES, 'select * exclude (resolved_at, last_evaluated_at), '
+                                             'resolved_at is null as unresolved from main."{e}__reject"')
     # the quality mart: one snapshot per completed run (run_id and run_date are the run's own)
     out["mart"] = Counter(map(repr, project.query(
         "select * exclude (run_id, run_date, run_day, run_week, run_month, run_quarter, run_year, run_started_at) "

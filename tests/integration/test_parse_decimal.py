@@ -14,7 +14,7 @@ from bloomery.transforms.chain import lower_chain
 from bloomery.transforms.types import parse_type
 
 from .decimal_spellings import CASES, FORMATS, TYPE
-from .harness import DuckProject, PgProject, load_logs, render
+from .harness import ENGINES, SPARK, cases_table, engine_error, engine_project, load_logs, render, specs_folder
 
 NULL_ROWS = [(fmt, None) for fmt in FORMATS]                 # NULL is no failure: it stays NULL
 ROWS = [(str(i), fmt, text) for i, (fmt, text) in enumerate([(f, t) for f, t, _ in CASES] + NULL_ROWS)]
@@ -66,59 +66,20 @@ def _check_hard(engine, error):
 
 # -- the spellings, on each engine -----------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def duckdb_engine(tmp_path_factory):
-    project = DuckProject(tmp_path_factory.mktemp("decimals_duckdb"))
-    project.write_bronze("cases", ["i", "f", "x"], ROWS)
-    return Engine(project, "main.cases", project.query)
+@pytest.fixture(scope="module", params=ENGINES + [SPARK])
+def engine(request, tmp_path_factory):
+    if request.param == "spark":
+        pytest.importorskip("pyspark")
+    tmp = tmp_path_factory.mktemp(f"decimals_{request.param}")
+    return Engine(*cases_table(request.param, tmp, request, ["i", "f", "x"], ROWS))
 
 
-@pytest.mark.duckdb
-def test_duckdb_null_on_failure(duckdb_engine):
-    _check_safe(duckdb_engine)
+def test_null_on_failure(engine):
+    _check_safe(engine)
 
 
-@pytest.mark.duckdb
-def test_duckdb_produce_or_raise(duckdb_engine):
-    import duckdb
-    _check_hard(duckdb_engine, duckdb.Error)
-
-
-@pytest.fixture(scope="module")
-def postgres_engine(tmp_path_factory, pg_server):
-    project = PgProject(tmp_path_factory.mktemp("decimals_postgres"), pg_server)
-    project.write_bronze("cases", ["i", "f", "x"], ROWS)
-    return Engine(project, "main.cases", project.query)
-
-
-@pytest.mark.postgres
-def test_postgres_null_on_failure(postgres_engine):
-    _check_safe(postgres_engine)
-
-
-@pytest.mark.postgres
-def test_postgres_produce_or_raise(postgres_engine):
-    import psycopg2
-    _check_hard(postgres_engine, psycopg2.Error)
-
-
-@pytest.fixture(scope="module")
-def spark_engine(tmp_path_factory):
-    pytest.importorskip("pyspark")
-    from .spark import SparkProject
-    project = SparkProject(tmp_path_factory.mktemp("decimals_spark"))
-    project.write_bronze("cases", ["i", "f", "x"], ROWS)
-    return Engine(project, f"`{project.schema}`.`cases`", lambda sql: [tuple(r) for r in project.sql(sql).collect()])
-
-
-@pytest.mark.spark
-def test_spark_null_on_failure(spark_engine):
-    _check_safe(spark_engine)
-
-
-@pytest.mark.spark
-def test_spark_produce_or_raise(spark_engine):
-    _check_hard(spark_engine, Exception)
+def test_produce_or_raise(engine):
+    _check_hard(engine, engine_error(engine.project.engine))
 
 
 # -- built from a spec: the coercible rule's disposition applies -----------------------------------
@@ -179,25 +140,12 @@ PRICE_ROWS = [
 ]
 
 
-@pytest.fixture(params=[
-    pytest.param("duckdb", marks=pytest.mark.duckdb),
-    pytest.param("postgres", marks=pytest.mark.postgres),
-    pytest.param("spark", marks=pytest.mark.spark),
-])
+@pytest.fixture(params=ENGINES + [SPARK])
 def project(request, tmp_path):
-    root = tmp_path / "specs"
-    root.mkdir()
-    (root / "model.yaml").write_text(MODEL)
-    (root / "prices.yaml").write_text(PRICES)
-    (root / "tariffs.yaml").write_text(TARIFFS)
-    if request.param == "duckdb":
-        p = DuckProject(tmp_path, root)
-    elif request.param == "postgres":
-        p = PgProject(tmp_path, request.getfixturevalue("pg_server"), root)
-    else:
+    if request.param == "spark":
         pytest.importorskip("pyspark")
-        from .spark import SparkProject
-        p = SparkProject(tmp_path, root)
+    specs = specs_folder(tmp_path, {"model.yaml": MODEL, "prices.yaml": PRICES, "tariffs.yaml": TARIFFS})
+    p = engine_project(request.param, tmp_path, request, specs)
     assert p.compile() == 0
     p.write_bronze("shop__prices", PRICE_COLUMNS, PRICE_ROWS)
     return p

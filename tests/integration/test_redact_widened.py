@@ -13,7 +13,7 @@ import pytest
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import DuckProject, PgProject
+from .harness import ENGINES, SPARK, engine_project, specs_folder
 
 SECRET = "4111-1111-SECRET-7f3a9c"       # a card number that must not outlive its redaction
 LATER = "5500-0000-SECRET-b81d2e"        # delivered after the widening: never stored at all
@@ -54,20 +54,10 @@ FIRST = [("a-1", "FRA", '{"number": "%s", "cvc": "123"}' % SECRET, "called twice
 SECOND = [("a-3", "DEU", '{"number": "%s"}' % LATER, None, "l2", "2024-01-11 10:00:00", "r-3")]
 
 
-@pytest.fixture(params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
-                        pytest.param("postgres", marks=pytest.mark.postgres),
-                        pytest.param("spark", marks=pytest.mark.spark)])   # `make test-spark`
+@pytest.fixture(params=ENGINES + [SPARK])   # Spark: `make test-spark`
 def project(request, tmp_path):
-    specs = tmp_path / "specs"
-    specs.mkdir()
-    (specs / "model.yaml").write_text(MODEL)
-    (specs / "accounts.yaml").write_text(MAPPING)
-    if request.param == "duckdb":
-        return DuckProject(tmp_path, specs)
-    if request.param == "spark":
-        from .spark import SparkProject
-        return SparkProject(tmp_path, specs)
-    return PgProject(tmp_path, request.getfixturevalue("pg_server"), specs)
+    specs = specs_folder(tmp_path, {"model.yaml": MODEL, "accounts.yaml": MAPPING})
+    return engine_project(request.param, tmp_path, request, specs)
 
 
 def _tables(project) -> list[tuple[str, str]]:

@@ -22,7 +22,7 @@ from bloomery.report.render import PALETTE
 
 from . import png
 from .corpus_checks import load_shop
-from .harness import DuckProject
+from .harness import DuckProject, report
 
 pytestmark = pytest.mark.duckdb
 
@@ -60,13 +60,9 @@ def built(tmp_path_factory):
     assert len(first) == len(second) == 1
     project.runs = [first.pop(), second.pop()]
     project.entities = [r[0] for r in project.query("select distinct entity from mart_data_quality order by 1")]
-    os.environ.update(project._env())
     out = tmp / "out" / "report.html"
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                              "--target", "duckdb", "--specs", str(project.dir / "specs"), "--out", str(out)])
-    return project, out, code, err.getvalue()
+    code, err = report(project, out, "--specs", str(project.dir / "specs"))
+    return project, out, code, err
 
 
 @pytest.fixture(scope="module")
@@ -187,13 +183,9 @@ def test_the_chart_shows_the_baseline_band_and_rings_the_run_out_of_band(tmp_pat
         project.dbt("build")
     assert project.query("select count(*) from main.quality_drift where is_latest and metric = 'quarantine_rate' "
                          "and out_of_band") == [(1,)]
-    os.environ.update(project._env())
     out = tmp_path / "report.html"
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                              "--target", "duckdb", "--out", str(out)])
-    assert code == 0, err.getvalue()
+    code, err = report(project, out)
+    assert code == 0, err
     page = out.read_text(encoding="utf-8")
     assert page.count('<polygon class="band" data-entity="reading"') == 1   # runs 8 and 9: one stretch
     assert page.count('<circle class="flagged" data-entity="reading"') == 1

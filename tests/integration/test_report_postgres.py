@@ -2,17 +2,12 @@
 arrive as arrays, JSON as objects) and the page says the same things."""
 from __future__ import annotations
 
-import contextlib
-import io
-import os
 import re
 
 import pytest
 
-from bloomery.cli import main as bloomery_main
-
 from .corpus_checks import load_shop
-from .harness import PgProject
+from .harness import PgProject, report
 
 pytestmark = pytest.mark.postgres
 
@@ -22,13 +17,9 @@ def test_report_on_postgres(tmp_path, pg_server):
     load_shop(project)
     assert project.compile() == 0
     project.dbt("build")
-    os.environ.update(project._env())
     out = tmp_path / "report.html"
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                              "--target", "postgres", "--out", str(out)])
-    assert code == 0, err.getvalue()
+    code, err = report(project, out)
+    assert code == 0, err
     html = out.read_text(encoding="utf-8")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
     assert "1 run in the mart" in html and "postgres" in text

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .harness import INTEGRATION, DuckProject, PgProject, render
+from .harness import ENGINES, INTEGRATION, SPARK, cases_table, engine_error, render
 
 sys.path.insert(0, str(INTEGRATION))
 from corpus.timestamps.spellings import CASES  # noqa: E402
@@ -63,67 +63,19 @@ def _check_hard_raises(engine, index, error):
     assert "bloomery: value" in str(raised.value) or "out of range" in str(raised.value)
 
 
-# -- DuckDB ---------------------------------------------------------------------------------------
+# -- on each engine -------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def duckdb_engine(tmp_path_factory):
-    project = DuckProject(tmp_path_factory.mktemp("timestamps_duckdb"))
-    project.write_bronze("cases", ["i", "x"], ROWS)
-    return Engine(project, "main.cases", project.query)
-
-
-@pytest.mark.duckdb
-def test_duckdb_null_on_failure(duckdb_engine):
-    _check_safe(duckdb_engine)
+@pytest.fixture(scope="module", params=ENGINES + [SPARK])
+def engine(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"timestamps_{request.param}")
+    return Engine(*cases_table(request.param, tmp, request, ["i", "x"], ROWS))
 
 
-@pytest.mark.duckdb
-def test_duckdb_produce_or_raise(duckdb_engine):
-    import duckdb
-    _check_hard_produces(duckdb_engine)
+def test_null_on_failure(engine):
+    _check_safe(engine)
+
+
+def test_produce_or_raise(engine):
+    _check_hard_produces(engine)
     for i in REFUSED:
-        _check_hard_raises(duckdb_engine, i, duckdb.Error)
-
-
-# -- PostgreSQL -----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def postgres_engine(tmp_path_factory, pg_server):
-    project = PgProject(tmp_path_factory.mktemp("timestamps_postgres"), pg_server)
-    project.write_bronze("cases", ["i", "x"], ROWS)
-    return Engine(project, "main.cases", project.query)
-
-
-@pytest.mark.postgres
-def test_postgres_null_on_failure(postgres_engine):
-    _check_safe(postgres_engine)
-
-
-@pytest.mark.postgres
-def test_postgres_produce_or_raise(postgres_engine):
-    import psycopg2
-    _check_hard_produces(postgres_engine)
-    for i in REFUSED:
-        _check_hard_raises(postgres_engine, i, psycopg2.Error)
-
-
-# -- Spark ----------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def spark_engine(tmp_path_factory):
-    from .spark import SparkProject
-    project = SparkProject(tmp_path_factory.mktemp("timestamps_spark"))
-    project.write_bronze("cases", ["i", "x"], ROWS)
-    return Engine(project, f"`{project.schema}`.`cases`", lambda sql: [tuple(r) for r in project.sql(sql).collect()])
-
-
-@pytest.mark.spark
-def test_spark_null_on_failure(spark_engine):
-    _check_safe(spark_engine)
-
-
-@pytest.mark.spark
-def test_spark_produce_or_raise(spark_engine):
-    _check_hard_produces(spark_engine)
-    for i in REFUSED:
-        _check_hard_raises(spark_engine, i, Exception)
+        _check_hard_raises(engine, i, engine_error(engine.project.engine))

@@ -4,15 +4,11 @@ replay admits and re-stamps, retention purges, and none of it appends silently. 
 `make test-spark`."""
 from __future__ import annotations
 
-import sys
 from collections import Counter
 
 import pytest
 
-from .harness import INTEGRATION
-
-sys.path.insert(0, str(INTEGRATION))
-from corpus import shop  # noqa: E402
+from .corpus_checks import build_batches, load_batches
 
 pytestmark = pytest.mark.spark
 ENTITIES = ("customer", "order", "order_item")
@@ -22,14 +18,6 @@ WIDEN = ("completed, completed]", "completed, completed, cancelled, completed, c
 def _project(tmp):
     from .spark import SparkProject
     return SparkProject(tmp)
-
-
-def load(project, loads, append=False, extra_orders=()):
-    for table, spec in shop.BRONZE.items():
-        rows = [v for v, _ in spec["rows"] if v[-3] in loads]
-        if table == "shop__orders":
-            rows += list(extra_orders)
-        project.write_bronze(table, spec["columns"], rows, append=append)
 
 
 def snapshot(project) -> dict:
@@ -49,23 +37,14 @@ def _no_side_tables(project):
 
 @pytest.fixture(scope="module")
 def full(tmp_path_factory):
-    project = _project(tmp_path_factory.mktemp("full_spark"))
-    load(project, {"l1", "l2"})
-    assert project.compile() == 0
-    project.dbt("build")
-    return project
+    return build_batches(_project(tmp_path_factory.mktemp("full_spark")), {"l1", "l2"})
 
 
 @pytest.fixture(scope="module")
 def incremental(tmp_path_factory):
     project = _project(tmp_path_factory.mktemp("incremental_spark"))
     project.materialize("incremental_by_key")   # l2 is an incremental batch (undeclared: `full`)
-    load(project, {"l1"})
-    assert project.compile() == 0
-    project.dbt("build")
-    load(project, {"l2"}, append=True)
-    project.dbt("build")
-    return project
+    return build_batches(project, {"l1"}, {"l2"})
 
 
 def test_two_loads_equal_one_full_build(full, incremental):
@@ -93,7 +72,7 @@ def test_replay_admits_restamps_and_never_deletes(tmp_path):
     older = [("O20", "C1", "Canceled", "2023-06-01T00:00:00", "l0", "2023-12-01 00:00:00", "o-20"),
              ("O21", "C1", "cancelld", "2023-06-01T00:00:00", "l0", "2023-12-01 00:00:00", "o-21")]
     project = _project(tmp_path)
-    load(project, {"l1", "l2"}, extra_orders=older)
+    load_batches(project, {"l1", "l2"}, extra_orders=older)
     assert project.compile() == 0
     project.dbt("build")
     unresolved = {r[0] for r in project.query("select _source_row_id from main.order__reject where resolved_at is null")}

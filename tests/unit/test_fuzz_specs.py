@@ -14,6 +14,7 @@ A failure prints the case number and its mutations; `case_text(seed, n)` rebuild
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import random
@@ -246,9 +247,9 @@ def workdirs(tmp_path_factory):
     return dirs
 
 
-def run_case(workdirs, seed: int, n: int) -> str | None:
-    """None when the outcome is acceptable, else a report."""
-    tree, changed, what = case_files(seed, n)
+@contextlib.contextmanager
+def mutated(workdirs, tree: str, changed: dict):
+    """The work copy of `tree` with `changed` applied (None: the file deleted), restored after."""
     root = workdirs[tree]
     try:
         for name, data in changed.items():
@@ -256,6 +257,20 @@ def run_case(workdirs, seed: int, n: int) -> str | None:
                 (root / name).unlink()
             else:
                 (root / name).write_bytes(data)
+        yield root
+    finally:
+        for name in changed:
+            original = BASE[tree].get(name)
+            if original is None:
+                (root / name).unlink(missing_ok=True)
+            else:
+                (root / name).write_text(original, encoding="utf-8")
+
+
+def run_case(workdirs, seed: int, n: int) -> str | None:
+    """None when the outcome is acceptable, else a report."""
+    tree, changed, what = case_files(seed, n)
+    with mutated(workdirs, tree, changed) as root:
         try:
             project = check_project(root)
             if EMIT:
@@ -271,13 +286,6 @@ def run_case(workdirs, seed: int, n: int) -> str | None:
         except Exception as exc:  # the bug this test exists to find
             return (f"case {n} ({'; '.join(what)}): {type(exc).__name__}: {exc}\n"
                     + "".join(traceback.format_exception(exc)[-6:]))
-    finally:
-        for name in changed:
-            original = BASE[tree].get(name)
-            if original is None:
-                (root / name).unlink(missing_ok=True)
-            else:
-                (root / name).write_text(original, encoding="utf-8")
     return None
 
 
@@ -302,13 +310,7 @@ def test_mutations_reach_every_stage(workdirs):
     stages = Counter()
     for n in range(300):
         tree, changed, _ = case_files(SEED, n)
-        root = workdirs[tree]
-        try:
-            for name, data in changed.items():
-                if data is None:
-                    (root / name).unlink()
-                else:
-                    (root / name).write_bytes(data)
+        with mutated(workdirs, tree, changed) as root:
             try:
                 check_project(root)
                 stages["clean"] += 1
@@ -316,11 +318,4 @@ def test_mutations_reach_every_stage(workdirs):
                 stages.update({e.stage for e in exc.collected})
             except BloomeryError as exc:
                 stages[exc.stage] += 1
-        finally:
-            for name in changed:
-                original = BASE[tree].get(name)
-                if original is None:
-                    (root / name).unlink(missing_ok=True)
-                else:
-                    (root / name).write_text(original, encoding="utf-8")
     assert {"parse", "resolve", "typecheck", "guardrail", "clean"} <= set(stages), stages
