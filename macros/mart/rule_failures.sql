@@ -12,7 +12,3 @@
   {%- endfor %}
   from {{ flagged }}
 {%- endmacro %}
-
-{% macro postgres__rule_failures(flagged, rules) -%}
-  {{ return(bloomery.duckdb__rule_failures(flagged, rules)) }}
-{%- endmacro %}

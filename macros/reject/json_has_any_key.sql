@@ -8,12 +8,6 @@
   list_has_any(list_transform(json_keys({{ expr }}), lambda k: lower(k)), [{{ bloomery._redacted_list(keys) }}])
 {%- endmacro %}
 
-{#- PostgreSQL: `raw` is json (not jsonb: it would reorder the sorted keys), so the members are
-    re-aggregated in their original order. -#}
-{% macro postgres__json_has_any_key(expr, keys) -%}
-  exists (select 1 from json_object_keys({{ expr }}) as m(k) where lower(m.k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {#- Spark (and Databricks): `raw` is JSON text. Through a variant map, so values keep their JSON
     types (a string map would turn 1 into "1" and an object into text). -#}
 {% macro spark__json_has_any_key(expr, keys) -%}

@@ -12,12 +12,6 @@
    where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
 {%- endmacro %}
 
-{% macro postgres__json_without_keys(expr, keys) -%}
-  (select coalesce(json_object_agg(m.k, m.v order by m.n), '{}'::json)
-   from json_each({{ expr }}) with ordinality as m(k, v, n)
-   where lower(m.k) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {% macro spark__json_without_keys(expr, keys) -%}
   to_json(map_filter(variant_get(parse_json({{ expr }}), '$', 'map<string,variant>'), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})))
 {%- endmacro %}
