@@ -8,12 +8,6 @@
   list_has_any(list_transform(json_keys({{ expr }}), lambda k: lower(k)), [{{ bloomery._redacted_list(keys) }}])
 {%- endmacro %}
 
-{#- Spark (and Databricks): `raw` is JSON text. Through a variant map, so values keep their JSON
-    types (a string map would turn 1 into "1" and an object into text). -#}
-{% macro spark__json_has_any_key(expr, keys) -%}
-  exists(json_object_keys({{ expr }}), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {#- Trino: `raw` is JSON text (json_format); a map of JSON values keeps each member's type. -#}
 {% macro trino__json_has_any_key(expr, keys) -%}
   any_match(map_keys(cast(json_parse({{ expr }}) as map(varchar, json))), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))

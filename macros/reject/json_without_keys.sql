@@ -12,10 +12,6 @@
    where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
 {%- endmacro %}
 
-{% macro spark__json_without_keys(expr, keys) -%}
-  to_json(map_filter(variant_get(parse_json({{ expr }}), '$', 'map<string,variant>'), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})))
-{%- endmacro %}
-
 {% macro trino__json_without_keys(expr, keys) -%}
   json_format(cast(map_filter(cast(json_parse({{ expr }}) as map(varchar, json)), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})) as json))
 {%- endmacro %}

@@ -13,14 +13,6 @@
   approx_quantiles({{ expr }}, 2)[offset(1)]
 {%- endmacro %}
 
-{% macro spark__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
-{% macro databricks__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
 {% macro trino__median(expr) -%}
   approx_percentile({{ expr }}, 0.5)
 {%- endmacro %}
