@@ -23,10 +23,6 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{% macro bigquery__bronze_column_types(relation) -%}
-  {{ return(bloomery._adapter_column_types(relation)) }}
-{%- endmacro %}
-
 {% macro _adapter_column_types(relation) -%}
   {%- if adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is none -%}
     {{ return([]) }}

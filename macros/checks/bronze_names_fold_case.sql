@@ -6,6 +6,5 @@
 {%- endmacro %}
 
 {% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
-{% macro bigquery__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
 {% macro trino__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
 {% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

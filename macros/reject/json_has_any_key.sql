@@ -18,11 +18,6 @@
   array_size(filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) in ({{ bloomery._redacted_list(keys) }}))) > 0
 {%- endmacro %}
 
-{#- BigQuery: `raw` is JSON text (to_json_string); rebuilt from its kept keys and values. -#}
-{% macro bigquery__json_has_any_key(expr, keys) -%}
-  exists (select 1 from unnest(json_keys(parse_json({{ expr }}), 1)) as k where lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {#- Redshift: `raw` is JSON text (json_serialize), and SUPER has no way to drop a key chosen at run
     time, so the member is cut from the text. In compact JSON an unescaped `"` only delimits a
     string, so `"key":` right after `{` or `,` starts a member (of the object, or of a nested one:

@@ -20,12 +20,6 @@
   to_json(object_pick(parse_json({{ expr }}), filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) not in ({{ bloomery._redacted_list(keys) }}))))
 {%- endmacro %}
 
-{% macro bigquery__json_without_keys(expr, keys) -%}
-  (select to_json_string(json_object(array_agg(k order by o), array_agg(parse_json({{ expr }})[k] order by o)))
-   from unnest(json_keys(parse_json({{ expr }}), 1)) as k with offset as o
-   where lower(k) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {% macro redshift__json_without_keys(expr, keys) -%}
   regexp_replace(regexp_replace({{ expr }}, {{ bloomery.string_literal(',' ~ bloomery._redshift_member(keys)) }}, '', 1, 'ip'), {{ bloomery.string_literal('^\\{' ~ bloomery._redshift_member(keys) ~ ',?') }}, '{', 1, 'ip')
 {%- endmacro %}
