@@ -13,11 +13,6 @@
   any_match(map_keys(cast(json_parse({{ expr }}) as map(varchar, json))), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
 {%- endmacro %}
 
-{#- Snowflake: `raw` is JSON text (to_json); object_pick keeps the listed keys. -#}
-{% macro snowflake__json_has_any_key(expr, keys) -%}
-  array_size(filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) in ({{ bloomery._redacted_list(keys) }}))) > 0
-{%- endmacro %}
-
 {#- Redshift: `raw` is JSON text (json_serialize), and SUPER has no way to drop a key chosen at run
     time, so the member is cut from the text. In compact JSON an unescaped `"` only delimits a
     string, so `"key":` right after `{` or `,` starts a member (of the object, or of a nested one:

@@ -16,10 +16,6 @@
   json_format(cast(map_filter(cast(json_parse({{ expr }}) as map(varchar, json)), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})) as json))
 {%- endmacro %}
 
-{% macro snowflake__json_without_keys(expr, keys) -%}
-  to_json(object_pick(parse_json({{ expr }}), filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) not in ({{ bloomery._redacted_list(keys) }}))))
-{%- endmacro %}
-
 {% macro redshift__json_without_keys(expr, keys) -%}
   regexp_replace(regexp_replace({{ expr }}, {{ bloomery.string_literal(',' ~ bloomery._redshift_member(keys)) }}, '', 1, 'ip'), {{ bloomery.string_literal('^\\{' ~ bloomery._redshift_member(keys) ~ ',?') }}, '{', 1, 'ip')
 {%- endmacro %}
