@@ -6,5 +6,4 @@
 {%- endmacro %}
 
 {% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
-{% macro trino__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
 {% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

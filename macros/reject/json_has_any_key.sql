@@ -8,11 +8,6 @@
   list_has_any(list_transform(json_keys({{ expr }}), lambda k: lower(k)), [{{ bloomery._redacted_list(keys) }}])
 {%- endmacro %}
 
-{#- Trino: `raw` is JSON text (json_format); a map of JSON values keeps each member's type. -#}
-{% macro trino__json_has_any_key(expr, keys) -%}
-  any_match(map_keys(cast(json_parse({{ expr }}) as map(varchar, json))), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
 {#- Redshift: `raw` is JSON text (json_serialize), and SUPER has no way to drop a key chosen at run
     time, so the member is cut from the text. In compact JSON an unescaped `"` only delimits a
     string, so `"key":` right after `{` or `,` starts a member (of the object, or of a nested one:

@@ -12,10 +12,6 @@
    where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
 {%- endmacro %}
 
-{% macro trino__json_without_keys(expr, keys) -%}
-  json_format(cast(map_filter(cast(json_parse({{ expr }}) as map(varchar, json)), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})) as json))
-{%- endmacro %}
-
 {% macro redshift__json_without_keys(expr, keys) -%}
   regexp_replace(regexp_replace({{ expr }}, {{ bloomery.string_literal(',' ~ bloomery._redshift_member(keys)) }}, '', 1, 'ip'), {{ bloomery.string_literal('^\\{' ~ bloomery._redshift_member(keys) ~ ',?') }}, '{', 1, 'ip')
 {%- endmacro %}

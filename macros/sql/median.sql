@@ -7,7 +7,3 @@
 {% macro default__median(expr) -%}
   percentile_cont(0.5) within group (order by {{ expr }})
 {%- endmacro %}
-
-{% macro trino__median(expr) -%}
-  approx_percentile({{ expr }}, 0.5)
-{%- endmacro %}
