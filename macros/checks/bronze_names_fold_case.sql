@@ -6,4 +6,3 @@
 {%- endmacro %}
 
 {% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
-{% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

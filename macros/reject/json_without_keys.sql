@@ -1,5 +1,6 @@
 {#- Called by redact_rejects and by the Spark reject rebuild (spark__reject_rows). How each engine
-    stores `raw`, and how Redshift cuts a member from its text: see json_has_any_key.sql. -#}
+    stores `raw`, and how Redshift cuts a member from its text: see its json_has_any_key, beside
+    its json_without_keys in macros/adapters/<engine>/reject.sql. -#}
 {#- The JSON object `expr` without its top-level keys in `keys` (any letter case), the other
     members (values and order) as they were. -#}
 {% macro json_without_keys(expr, keys) -%}
@@ -10,8 +11,4 @@
   (select coalesce(json_group_object(m.key, m.value), '{}')
    from (select * from json_each({{ expr }}) order by id) as m
    where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{% macro redshift__json_without_keys(expr, keys) -%}
-  regexp_replace(regexp_replace({{ expr }}, {{ bloomery.string_literal(',' ~ bloomery._redshift_member(keys)) }}, '', 1, 'ip'), {{ bloomery.string_literal('^\\{' ~ bloomery._redshift_member(keys) ~ ',?') }}, '{', 1, 'ip')
 {%- endmacro %}
