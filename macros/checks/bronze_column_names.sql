@@ -8,7 +8,3 @@
 {% macro default__bronze_column_names(relation) -%}
   {{ return(run_query('select * from ' ~ relation ~ ' where 1 = 0').column_names | list) }}
 {%- endmacro %}
-
-{% macro bigquery__bronze_column_names(relation) -%}
-  {{ return(adapter.get_columns_in_relation(relation) | map(attribute='name') | list) }}
-{%- endmacro %}

@@ -23,16 +23,6 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- Spark has no information_schema; dbt-spark's describe quotes the relation with backticks.
-    BigQuery reads the schema through its API (free; a query is billed). -#}
-{% macro spark__bronze_column_types(relation) -%}
-  {{ return(bloomery._adapter_column_types(relation)) }}
-{%- endmacro %}
-
-{% macro bigquery__bronze_column_types(relation) -%}
-  {{ return(bloomery._adapter_column_types(relation)) }}
-{%- endmacro %}
-
 {% macro _adapter_column_types(relation) -%}
   {%- if adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is none -%}
     {{ return([]) }}

@@ -6,9 +6,3 @@
 {%- endmacro %}
 
 {% macro default__bronze_names_fold_case() -%}{{ return(false) }}{%- endmacro %}
-{% macro duckdb__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro spark__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro databricks__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro bigquery__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro trino__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}
-{% macro redshift__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

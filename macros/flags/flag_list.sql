@@ -5,7 +5,7 @@
     [name] else [] end`, folded left. Engines differ only in how they spell an empty list, a list
     of one name and a concatenation, so those three are dispatched (flags_empty, flags_of,
     flags_concat, each in its own file beside this one) and no engine copies the chain. DuckDB has a cheaper form of its own
-    (macros/adapters/duckdb/flags.sql); Redshift, without arrays, a string (adapters/redshift.sql). -#}
+    (macros/adapters/duckdb/flags.sql); Redshift, without arrays, a string (macros/adapters/redshift/flags.sql). -#}
 {% macro flag_list(items) -%}
   {{ return(adapter.dispatch('flag_list', 'bloomery')(items)) }}
 {%- endmacro %}

@@ -7,39 +7,3 @@
 {% macro default__json_has_any_key(expr, keys) -%}
   list_has_any(list_transform(json_keys({{ expr }}), lambda k: lower(k)), [{{ bloomery._redacted_list(keys) }}])
 {%- endmacro %}
-
-{#- PostgreSQL: `raw` is json (not jsonb: it would reorder the sorted keys), so the members are
-    re-aggregated in their original order. -#}
-{% macro postgres__json_has_any_key(expr, keys) -%}
-  exists (select 1 from json_object_keys({{ expr }}) as m(k) where lower(m.k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{#- Spark (and Databricks): `raw` is JSON text. Through a variant map, so values keep their JSON
-    types (a string map would turn 1 into "1" and an object into text). -#}
-{% macro spark__json_has_any_key(expr, keys) -%}
-  exists(json_object_keys({{ expr }}), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{#- Trino: `raw` is JSON text (json_format); a map of JSON values keeps each member's type. -#}
-{% macro trino__json_has_any_key(expr, keys) -%}
-  any_match(map_keys(cast(json_parse({{ expr }}) as map(varchar, json))), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{#- Snowflake: `raw` is JSON text (to_json); object_pick keeps the listed keys. -#}
-{% macro snowflake__json_has_any_key(expr, keys) -%}
-  array_size(filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) in ({{ bloomery._redacted_list(keys) }}))) > 0
-{%- endmacro %}
-
-{#- BigQuery: `raw` is JSON text (to_json_string); rebuilt from its kept keys and values. -#}
-{% macro bigquery__json_has_any_key(expr, keys) -%}
-  exists (select 1 from unnest(json_keys(parse_json({{ expr }}), 1)) as k where lower(k) in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{#- Redshift: `raw` is JSON text (json_serialize), and SUPER has no way to drop a key chosen at run
-    time, so the member is cut from the text. In compact JSON an unescaped `"` only delimits a
-    string, so `"key":` right after `{` or `,` starts a member (of the object, or of a nested one:
-    bronze columns are scalars there); its value is a string or a scalar. A member after a comma
-    goes with its comma, a first member with the comma that follows it. -#}
-{% macro redshift__json_has_any_key(expr, keys) -%}
-  regexp_instr({{ expr }}, {{ bloomery.string_literal('[{,]' ~ bloomery._redshift_member(keys)) }}, 1, 1, 0, 'ip') > 0
-{%- endmacro %}

@@ -1,5 +1,6 @@
 {#- Called by redact_rejects and by the Spark reject rebuild (spark__reject_rows). How each engine
-    stores `raw`, and how Redshift cuts a member from its text: see json_has_any_key.sql. -#}
+    stores `raw`, and how Redshift cuts a member from its text: see its json_has_any_key, beside
+    its json_without_keys in macros/adapters/<engine>/reject.sql. -#}
 {#- The JSON object `expr` without its top-level keys in `keys` (any letter case), the other
     members (values and order) as they were. -#}
 {% macro json_without_keys(expr, keys) -%}
@@ -10,32 +11,4 @@
   (select coalesce(json_group_object(m.key, m.value), '{}')
    from (select * from json_each({{ expr }}) order by id) as m
    where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{% macro postgres__json_without_keys(expr, keys) -%}
-  (select coalesce(json_object_agg(m.k, m.v order by m.n), '{}'::json)
-   from json_each({{ expr }}) with ordinality as m(k, v, n)
-   where lower(m.k) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{% macro spark__json_without_keys(expr, keys) -%}
-  to_json(map_filter(variant_get(parse_json({{ expr }}), '$', 'map<string,variant>'), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})))
-{%- endmacro %}
-
-{% macro trino__json_without_keys(expr, keys) -%}
-  json_format(cast(map_filter(cast(json_parse({{ expr }}) as map(varchar, json)), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})) as json))
-{%- endmacro %}
-
-{% macro snowflake__json_without_keys(expr, keys) -%}
-  to_json(object_pick(parse_json({{ expr }}), filter(object_keys(parse_json({{ expr }})), k -> lower(k::string) not in ({{ bloomery._redacted_list(keys) }}))))
-{%- endmacro %}
-
-{% macro bigquery__json_without_keys(expr, keys) -%}
-  (select to_json_string(json_object(array_agg(k order by o), array_agg(parse_json({{ expr }})[k] order by o)))
-   from unnest(json_keys(parse_json({{ expr }}), 1)) as k with offset as o
-   where lower(k) not in ({{ bloomery._redacted_list(keys) }}))
-{%- endmacro %}
-
-{% macro redshift__json_without_keys(expr, keys) -%}
-  regexp_replace(regexp_replace({{ expr }}, {{ bloomery.string_literal(',' ~ bloomery._redshift_member(keys)) }}, '', 1, 'ip'), {{ bloomery.string_literal('^\\{' ~ bloomery._redshift_member(keys) ~ ',?') }}, '{', 1, 'ip')
 {%- endmacro %}

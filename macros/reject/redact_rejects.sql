@@ -26,10 +26,3 @@ set {{ raw }} = {{ bloomery.json_without_keys(target_relation ~ '.' ~ raw, redac
 where {{ bloomery.json_has_any_key(raw, redact) }}
   {%- endif -%}
 {%- endmacro %}
-
-{#- Folded into the parquet rebuild (spark__reject_rows); Databricks' Delta table takes the UPDATE. -#}
-{% macro spark__redact_rejects(redact, relation) -%}{%- endmacro %}
-
-{% macro databricks__redact_rejects(redact, relation) -%}
-  {{ return(bloomery.default__redact_rejects(redact, relation)) }}
-{%- endmacro %}

@@ -22,11 +22,3 @@
 {% macro default__publishes_staged(entity) -%}
   {{ return(false) }}
 {%- endmacro %}
-
-{#- Not a type 2 entity (its entity is a view the snapshot versions), nor a merged one (its
-    `_source` is renamed from `_bloomery_source`), nor one without ingestion metadata (the view
-    tells the unknown member from judged rows by its missing `_source_row_id`). -#}
-{% macro duckdb__publishes_staged(entity) -%}
-  {{ return(entity.scd != 'type2' and entity.metadata and (entity.mappings | length) == 1
-            and model.config.materialized in ('table', 'incremental') and not is_incremental()) }}
-{%- endmacro %}

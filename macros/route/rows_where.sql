@@ -5,19 +5,3 @@
 {%- endmacro %}
 
 {% macro default__rows_where(relation, condition) -%}{{ return(condition) }}{%- endmacro %}
-
-{#- DuckDB: the condition's semi-joins then probe only the few columns they test, in a subquery
-    that returns row ids, and the wide bronze rows are read for those ids alone (an incremental
-    batch over 10M bronze rows: 1.46 s down to 1.23 s). Only a stored table has row ids, and a
-    bronze column named `rowid` would hide them. -#}
-{% macro duckdb__rows_where(relation, condition) -%}
-  {%- set stored = none -%}
-  {%- if execute and relation is not string and relation.external is none -%}
-    {%- set stored = adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) -%}
-  {%- endif -%}
-  {%- if stored is none or not stored.is_table
-        or adapter.get_columns_in_relation(stored) | map(attribute='name') | map('lower') | select('equalto', 'rowid') | list -%}
-    {{ return(condition) }}
-  {%- endif -%}
-  {{ return('rowid in (select rowid from ' ~ stored ~ ' where ' ~ condition ~ ')') }}
-{%- endmacro %}

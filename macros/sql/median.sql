@@ -7,20 +7,3 @@
 {% macro default__median(expr) -%}
   percentile_cont(0.5) within group (order by {{ expr }})
 {%- endmacro %}
-
-{#- percentile_cont is an analytic function only there: the aggregate is approximate -#}
-{% macro bigquery__median(expr) -%}
-  approx_quantiles({{ expr }}, 2)[offset(1)]
-{%- endmacro %}
-
-{% macro spark__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
-{% macro databricks__median(expr) -%}
-  percentile({{ expr }}, 0.5)
-{%- endmacro %}
-
-{% macro trino__median(expr) -%}
-  approx_percentile({{ expr }}, 0.5)
-{%- endmacro %}

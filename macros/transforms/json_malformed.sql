@@ -4,4 +4,3 @@
   {{ return(adapter.dispatch('json_malformed', 'bloomery')(expr)) }}
 {%- endmacro %}
 {% macro default__json_malformed(expr) -%}{%- endmacro %}
-{% macro duckdb__json_malformed(expr) -%}({{ expr }} is not null and not json_valid({{ expr }})){%- endmacro %}

@@ -1,8 +1,9 @@
 """The layout of the dbt macros: one public macro a file (outside macros/adapters/), named after
 it, so a reader (and a user overriding `bloomery.<name>`) finds a macro by its file name. Private
 `_helpers` and the macro's own adapter implementations (`default__x`, `duckdb__x`, ...) may sit
-beside it. The per-engine files under macros/adapters/ are grouped by engine instead, and stay
-short enough to read."""
+beside it, but not an engine's: every engine's implementations (`duckdb__x`, `postgres__x`, ...)
+live under macros/adapters/<engine>/, one file per concept, so an engine's differences are read in
+one folder. Those files are grouped by engine instead, and stay short enough to read."""
 from __future__ import annotations
 
 import re
@@ -15,6 +16,9 @@ ADAPTER_FILE_MAX_LINES = 200
 # dispatch prefixes: `default__` plus every engine an implementation may be written for
 IMPLEMENTATION_PREFIXES = ("default", "duckdb", "postgres", "redshift", "snowflake", "bigquery",
                            "spark", "databricks", "trino", "athena", "fabric", "sqlserver")
+
+# the engines the package has a port for: their implementations live under macros/adapters/
+ENGINE_PREFIXES = ("duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "redshift")
 
 _COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
 _MACRO = re.compile(r"\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -36,8 +40,24 @@ def public_macros(text: str) -> list[str]:
     return [name for name in macro_names(text) if is_public(name)]
 
 
-def _layout_files():
-    return sorted(p for p in MACROS.rglob("*.sql") if ADAPTERS not in p.parents)
+def is_engine_implementation(name: str) -> bool:
+    prefix, sep, _ = name.partition("__")
+    return bool(sep) and prefix in ENGINE_PREFIXES
+
+
+def _layout_files(macros: Path = MACROS):
+    adapters = macros / "adapters"
+    return sorted(p for p in macros.rglob("*.sql") if adapters not in p.parents)
+
+
+def engine_implementations_outside_adapters(macros: Path = MACROS) -> dict[str, list[str]]:
+    """{file: [engine-prefixed macros it defines]} for the files outside macros/adapters/."""
+    found = {}
+    for path in _layout_files(macros):
+        engine = [n for n in macro_names(path.read_text(encoding="utf-8")) if is_engine_implementation(n)]
+        if engine:
+            found[str(path.relative_to(macros))] = engine
+    return found
 
 
 def test_the_rule_reads_macro_files_as_meant():
@@ -48,6 +68,7 @@ def test_the_rule_reads_macro_files_as_meant():
 {% macro _helper(a) -%}x{%- endmacro %}
 {% macro flags_empty() -%}x{%- endmacro %}"""
     assert public_macros(text) == ["flag_list", "flags_empty"]
+    assert [n for n in macro_names(text) if is_engine_implementation(n)] == ["spark__flag_list"]
 
 
 def test_the_macro_tree_is_where_the_test_looks():
@@ -80,3 +101,8 @@ def test_adapter_files_stay_short():
         if lines > ADAPTER_FILE_MAX_LINES:
             long_files[str(path.relative_to(MACROS))] = lines
     assert long_files == {}, f"adapter files over {ADAPTER_FILE_MAX_LINES} lines"
+
+
+def test_engine_implementations_live_under_adapters():
+    assert engine_implementations_outside_adapters() == {}, \
+        "move each engine's implementation to macros/adapters/<engine>/<concept>.sql"

@@ -134,3 +134,16 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
     {%- do bloomery._spark_rewrite(relation, 'select * from ' ~ relation ~ ' where ' ~ bloomery._spark_retained(retention_hours)) -%}
   {%- endif -%}
 {%- endmacro %}
+
+{#- Folded into the parquet rebuild (spark__reject_rows); Databricks' Delta table takes the UPDATE. -#}
+{% macro spark__redact_rejects(redact, relation) -%}{%- endmacro %}
+
+{#- Spark (and Databricks): `raw` is JSON text. Through a variant map, so values keep their JSON
+    types (a string map would turn 1 into "1" and an object into text). -#}
+{% macro spark__json_has_any_key(expr, keys) -%}
+  exists(json_object_keys({{ expr }}), k -> lower(k) in ({{ bloomery._redacted_list(keys) }}))
+{%- endmacro %}
+
+{% macro spark__json_without_keys(expr, keys) -%}
+  to_json(map_filter(variant_get(parse_json({{ expr }}), '$', 'map<string,variant>'), (k, v) -> lower(k) not in ({{ bloomery._redacted_list(keys) }})))
+{%- endmacro %}

@@ -1,5 +1,5 @@
 {#- Spark's overrides live in this folder, one file per concept (values, regex, flags, formats,
-    writes, reject, mart, replay), each saying why the engine differs.
+    writes, reject, mart, replay, checks, sql), each saying why the engine differs.
     Databricks dispatches here too (dbt-databricks declares dbt-spark as its parent), so these are
     also its SQL unless a `databricks__` macro says otherwise; the dialect matrix is docs/dialects.md.
 

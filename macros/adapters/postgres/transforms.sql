@@ -1,30 +1,3 @@
-{#- Every postgres override of the package in one place: the engine's differences, and why.
-    PostgreSQL 16 or newer (pg_input_is_valid); the dialect matrix is docs/dialects.md. -#}
-
-{#- Refuse a server older than 16 before any model runs (an on-run-start hook of the package):
-    without pg_input_is_valid every quality entity would fail with "function does not exist". -#}
-{% macro postgres__assert_engine_supported() -%}
-  {%- if execute -%}
-    {%- set row = run_query("select current_setting('server_version_num')::int, current_setting('server_version')").rows[0] -%}
-    {%- do bloomery.check_engine_version('postgres', row[0], row[1]) -%}
-  {%- endif -%}
-{%- endmacro %}
-
-{#- Postgres has no TRY_CAST: guard the cast with the engine's own input parser (16+), and refuse
-    the clock words that would coerce the same cell differently on every run. Only ever applied to
-    column values: the planner folds a cast of a literal even inside a CASE branch that never runs. -#}
-{% macro postgres__safe_cast(expr, type) -%}
-  {%- set t = bloomery.type_name(type) -%}
-  case when pg_input_is_valid(({{ expr }})::text, '{{ t }}')
-  {%- if type.name in ('date', 'timestamp') %} and not lower(({{ expr }})::text) ~ '^[[:space:]]*(now|today|tomorrow|yesterday)[[:space:]]*$'{% endif %}
-  then cast(({{ expr }})::text as {{ t }}) end
-{%- endmacro %}
-
-{% macro postgres__type_names() -%}
-  {{ return({'string': 'text', 'int': 'bigint', 'bool': 'boolean', 'date': 'date',
-             'timestamp': 'timestamp', 'variant': 'jsonb', 'decimal': 'numeric'}) }}
-{%- endmacro %}
-
 {#- Casts from a typed value (the compiler marks them `from_type`), where the text round trip of
     safe_cast would judge the wrong thing: a numeric prints with its scale ('2.00' is no bigint
     text), a date or timestamp is no JSON text, and bool -> int has no cast (via integer). None of
@@ -42,34 +15,6 @@
   {%- else -%}{{ bloomery.default__transform_step(expr, step, safe) }}
   {%- endif -%}
 {%- endmacro %}
-
-{% macro postgres__flags_empty() -%}{{ return('cast(array[] as text[])') }}{%- endmacro %}
-{% macro postgres__flags_of(name_literal) -%}{{ return('array[' ~ name_literal ~ ']::text[]') }}{%- endmacro %}
-{% macro postgres__flags_concat(left, right) -%}{{ return('array_cat(' ~ left ~ ', ' ~ right ~ ')') }}{%- endmacro %}
-
-{#- array_length of an empty array is NULL, not 0. -#}
-{% macro postgres__flags_size(expr) -%}coalesce(array_length({{ expr }}, 1), 0){%- endmacro %}
-
-
-{#- sha256 takes bytea and returns bytea. -#}
-{% macro postgres__sha256_hex(expr) -%}encode(sha256(convert_to({{ expr }}, 'UTF8')), 'hex'){%- endmacro %}
-
-{#- json, not jsonb: jsonb reorders keys (shorter first), and `raw` / `key_values` keep them sorted. -#}
-{% macro postgres__json_object(columns, prefix, column_prefix) -%}
-  json_build_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
-{%- endmacro %}
-
-{#- POSIX ARE; `~` is a substring search like the others, hence the mandatory anchors. -#}
-{% macro postgres__regex_match(expr, pattern) -%}
-  ({{ expr }} ~ {{ bloomery.string_literal(pattern) }})
-{%- endmacro %}
-
-{#- normalize() needs a UTF8 database. -#}
-{% macro postgres__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}
-
-{#- Text can not hold U+0000 in Postgres and chr(0) raises: leave it out of a charset, where it
-    could never match anyway. -#}
-{% macro postgres__chr(point) -%}{%- if point | int == 0 -%}''{%- else -%}chr({{ point }}){%- endif -%}{%- endmacro %}
 
 {#- The jsonb cast raises on a document that is not JSON: in a quality entity that document is a
     coercion failure instead (column_value skips the extraction for it). -#}
@@ -155,40 +100,3 @@
   {%- endif -%}
   {{ return({'regex': ns.regex ~ '[[:space:]]*$', 'fields': fields}) }}
 {%- endmacro %}
-
-{#- text_to_timestamp (macros/cast/text_to_timestamp.sql): the pattern matched once per value,
-    its fields read from the match array in a scalar subquery (as parse_format does), the
-    rewritten value judged by the engine's input parser. Outside quality a failure raises: a
-    value of the wrong shape as a cast of the message, one that is no calendar date with the
-    cast's own error.
-    The common spelling, `YYYY-MM-DD hh:mm:ss` (or with `T`) and a year from 1000, skips the
-    match: `regexp_match` with its capture groups costs about 0.09 ms a value, `~` without them
-    and the input check a tenth of that, and the bench's staged query spends nearly all its time
-    here (docs/performance.md). The shape's hours, minutes and seconds are the product's own
-    ranges, so `24:00:00` and `23:59:60` still take the full match and fail there; the calendar
-    is `pg_input_is_valid`'s. -#}
-{% macro postgres__text_to_timestamp(expr, safe) -%}
-  {%- set p = bloomery.iso_timestamp_pattern() -%}
-  {%- set g = {} -%}
-  {%- for name, index in p.groups.items() -%}{%- do g.update({name: '_bloomery_ts.m[' ~ index ~ ']'}) -%}{%- endfor -%}
-  {%- set value = bloomery.iso_timestamp_value(g, '_bloomery_ts.m is not null') | trim -%}
-  (select case when _bloomery_ts.plain then cast(_bloomery_ts.x as timestamp) else
-  {%- if safe %} {{ value }}
-  {%- else %} case when _bloomery_ts.m is null and _bloomery_ts.x is not null
-                   then {{ bloomery.timestamp_cast_error('_bloomery_ts.x') }}
-              else {{ bloomery.timestamp_minus_minutes('cast(' ~ bloomery.iso_timestamp_local(g) ~ ' as timestamp)', bloomery.iso_timestamp_minutes(g)) }} end
-  {%- endif %} end
-   from (select x, plain, case when not plain then regexp_match(x, {{ bloomery.string_literal(p.regex) }}) end as m
-         from (select x, coalesce(x ~ '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}[T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$'
-                                  and pg_input_is_valid(x, 'timestamp'), false) as plain
-               from (select ({{ expr }})::text as x) as _bloomery_value) as _bloomery_plain) as _bloomery_ts)
-{%- endmacro %}
-
-{#- A table created or appended to in this run has no statistics until autovacuum comes by, so
-    the planner guesses: the conservation audit at 20,000 rows took 18.7 s as a nested loop over
-    the entity, 0.03 s once analyzed (docs/performance.md). ANALYZE samples a fixed number of rows,
-    so it costs little on a large table. -#}
-{% macro postgres__refresh_statistics(relation) -%}analyze {{ relation }}{%- endmacro %}
-
-{#- evaluate_once (macros/sql/evaluate_once.sql): a subquery with an OFFSET is never pulled up. -#}
-{% macro postgres__evaluate_once() -%}{{ return('offset 0') }}{%- endmacro %}

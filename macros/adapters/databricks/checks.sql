@@ -1,0 +1,1 @@
+{% macro databricks__bronze_names_fold_case() -%}{{ return(true) }}{%- endmacro %}

@@ -1,0 +1,7 @@
+{% macro databricks__entity_delete_touched(key, dedupe, staged, merged=false) -%}
+  {{ return(bloomery.default__entity_delete_touched(key, dedupe, staged, merged)) }}
+{%- endmacro %}
+
+{% macro databricks__ledger_forget_rejudged(staged, everything) -%}
+  {{ return(bloomery.default__ledger_forget_rejudged(staged, everything)) }}
+{%- endmacro %}

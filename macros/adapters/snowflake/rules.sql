@@ -1,0 +1,8 @@
+{#- REGEXP_LIKE matches the whole string: the subset's mandatory anchors make that the same test. -#}
+{% macro snowflake__regex_match(expr, pattern) -%}
+  regexp_like({{ expr }}, {{ bloomery.string_literal(pattern) }})
+{%- endmacro %}
+
+{% macro snowflake__nfc_normalize(expr) -%}
+  {{ exceptions.raise_compiler_error("bloomery: Snowflake has no Unicode normalization function, so a `normalize` rule can not run there (bloomery compile --target-dialect snowflake refuses it).") }}
+{%- endmacro %}
