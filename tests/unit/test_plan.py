@@ -606,10 +606,9 @@ def test_type2_parent_is_built_before_its_children_replay(pair):
     assert any("type 2" in n for n in p.notes)
 
 
-def test_chain_of_three_quarantine_children_replays_parents_first(pair):
-    # customer <- order <- order_item <- shipment... every link at on_missing: quarantine
-    pair.both(MODEL, "{rule: referential, via: item_of_order, on_missing: unknown_member}",
-              "{rule: referential, via: item_of_order, on_missing: quarantine}")
+def _shipment_quarantined_against_order_item(pair):
+    """Both sides: a shipment references its order line (order_id, line_no), not its order, and
+    quarantines the shipments whose line is missing."""
     pair.both(MODEL, "{name: shipment_of_order, from: shipment, to: order, via: {order_id: order_id}",
               "{name: shipment_of_order, from: shipment, to: order_item, via: {order_id: order_id}")
     pair.both(MODEL, "{rule: referential, via: shipment_of_order, on_missing: flag}",
@@ -618,6 +617,13 @@ def test_chain_of_three_quarantine_children_replays_parents_first(pair):
     pair.both(MODEL, "via: {order_id: order_id}, cardinality: many_to_one}\n\nreconcile",
               "via: {order_id: order_id, line_no: line_no}, cardinality: many_to_one}\n\nreconcile")
     pair.both(SHIPMENTS, "unmapped:", '  line_no: {from: "$.line", transform: [to_int]}\nunmapped:')
+
+
+def test_chain_of_three_quarantine_children_replays_parents_first(pair):
+    # customer <- order <- order_item <- shipment... every link at on_missing: quarantine
+    pair.both(MODEL, "{rule: referential, via: item_of_order, on_missing: unknown_member}",
+              "{rule: referential, via: item_of_order, on_missing: quarantine}")
+    _shipment_quarantined_against_order_item(pair)
     pair.edit(CUSTOMERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
     p = pair.plan()
     assert p.replay_scope == ["customer", "order", "order_item", "shipment"]
@@ -636,32 +642,28 @@ def test_chain_of_three_quarantine_children_replays_parents_first(pair):
 def test_chain_stops_at_a_flag_link(pair):
     # shipment -(quarantine)-> order_item -(unknown_member)-> order: order_item keeps its rows,
     # so its admitted set does not change and shipment has nothing to re-judge
-    pair.both(MODEL, "{name: shipment_of_order, from: shipment, to: order, via: {order_id: order_id}",
-              "{name: shipment_of_order, from: shipment, to: order_item, via: {order_id: order_id}")
-    pair.both(MODEL, "{rule: referential, via: shipment_of_order, on_missing: flag}",
-              "{rule: referential, via: shipment_of_order, on_missing: quarantine}")
-    pair.both(MODEL, "      order_id: {type: string}\n      carrier", "      order_id: {type: string}\n      line_no: {type: int}\n      carrier")
-    pair.both(MODEL, "via: {order_id: order_id}, cardinality: many_to_one}\n\nreconcile",
-              "via: {order_id: order_id, line_no: line_no}, cardinality: many_to_one}\n\nreconcile")
-    pair.both(SHIPMENTS, "unmapped:", '  line_no: {from: "$.line", transform: [to_int]}\nunmapped:')
+    _shipment_quarantined_against_order_item(pair)
     pair.edit(ORDERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
     p = pair.plan()
     assert p.replay_scope == ["order"]
     assert set(p.backfill_scope.limits) == {"order_item"}
 
 
-def _with_rule(ir, entity, rule):
-    ir.entities[entity]["rules"].append(rule)
-
-
-def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
-    # a cycle built on the IR itself: customer -> order -> customer, both at quarantine
+def _customer_order_cycle(tmp_path):
+    """Two copies of the full tree's IR with a cycle built on the IR itself: customer -> order ->
+    customer, both links at quarantine."""
     base = load_project(Tree.copy("full", tmp_path).root)
     old, new = copy.deepcopy(base), copy.deepcopy(base)
     for ir in (old, new):
-        _with_rule(ir, "customer", {"name": "favourite_order_referential", "rule": "referential", "column": "email",
-                                    "relationship": "favourite_order", "parent": "order", "pairs": [["email", "order_id"]],
-                                    "on_missing": "quarantine", "disposition": "quarantine", "path": "x"})
+        ir.entities["customer"]["rules"].append(
+            {"name": "favourite_order_referential", "rule": "referential", "column": "email",
+             "relationship": "favourite_order", "parent": "order", "pairs": [["email", "order_id"]],
+             "on_missing": "quarantine", "disposition": "quarantine", "path": "x"})
+    return old, new
+
+
+def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
+    old, new = _customer_order_cycle(tmp_path)
     # a leaf relaxed: nothing reaches order_item, so the cycle above it is not involved
     rule = next(r for r in new.entities["order_item"]["rules"] if r["name"] == "quantity_range")
     rule["disposition"] = "flag"
@@ -710,12 +712,7 @@ def test_parents_first_order_with_a_cycle():
 
 
 def test_cycle_in_a_plan(tmp_path):
-    base = load_project(Tree.copy("full", tmp_path).root)
-    old, new = copy.deepcopy(base), copy.deepcopy(base)
-    for ir in (old, new):
-        _with_rule(ir, "customer", {"name": "favourite_order_referential", "rule": "referential", "column": "email",
-                                    "relationship": "favourite_order", "parent": "order", "pairs": [["email", "order_id"]],
-                                    "on_missing": "quarantine", "disposition": "quarantine", "path": "x"})
+    old, new = _customer_order_cycle(tmp_path)
     tier = next(r for r in new.entities["customer"]["rules"] if r["name"] == "tier_in_set")
     tier["values"] = tier["values"] + [6]
     p = plan(old, new)
