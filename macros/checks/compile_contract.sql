@@ -1,7 +1,7 @@
 {#- What this package reads from `bloomery compile`: the IR version of the entity literals the
     generated models carry, and the package's own version (the compiler of the same version writes
     that IR). Bump `ir_version` with IR_VERSION in python/bloomery/plan/facts.py
-    (tests/unit/test_compile_check.py holds them equal). -#}
+    (tests/unit/emit/test_compile_check.py holds them equal). -#}
 {% macro compile_contract() -%}
   {{ return({'ir_version': 3, 'version': '0.1.0'}) }}
 {%- endmacro %}

@@ -1,5 +1,5 @@
 """Locale-formatted decimals through `parse_decimal`: one list of spellings and what each becomes,
-asserted by the compiler's reference (tests/unit/test_parse_decimal.py) and on DuckDB, PostgreSQL
+asserted by the compiler's reference (tests/unit/transforms/test_parse_decimal.py) and on DuckDB, PostgreSQL
 and Spark (tests/integration/test_parse_decimal.py). `None` is a coercion failure (NULL in a
 quality entity; outside one the run stops, naming the value). Every field is `decimal(12,2)`."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`dbt build` refuses, before any model runs, a project whose bloomery models are missing or are not
 what this bloomery package reads (the on-run-start check bloomery.assert_compiled), and names the
 command to run. What dbt can not see (a spec edited since the last compile: dbt reads no file
-outside its own resources) is `bloomery compile --check`'s job, tested in tests/unit/test_compile_check.py."""
+outside its own resources) is `bloomery compile --check`'s job, tested in tests/unit/emit/test_compile_check.py."""
 from __future__ import annotations
 
 import re

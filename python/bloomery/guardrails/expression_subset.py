@@ -81,7 +81,7 @@ _ALLOWED_ARGS: dict[type, frozenset[str]] = {
 }
 
 # The documented function names (docs/quality-rules.md), each with the class it parses to;
-# tests/unit/test_expression.py checks the pairing against sqlglot. sqlglot reads a few more
+# tests/unit/guardrails/test_expression.py checks the pairing against sqlglot. sqlglot reads a few more
 # spellings as the same class (substr, char_length, ceiling, ifnull, nvl) and writes them back
 # in the standard form, so those are accepted too.
 ALLOWED_FUNCTIONS: dict[str, type] = {

@@ -4,7 +4,7 @@
 valid spec tree with it is most of a compile's time (its generic descend/evolve/$ref machinery
 runs per node). Almost every document a user checks is valid, so we first ask this compiled
 predicate, which knows exactly the keywords our schemas use, and only run `jsonschema` when it
-says no. The two must agree: `tests/unit/test_fast_schema.py` and the spec fuzz test compare
+says no. The two must agree: `tests/unit/spec/test_fast_schema.py` and the spec fuzz test compare
 them on valid and mutated documents.
 
 Semantics follow draft 2020-12 as `jsonschema` implements them, including its equality for

@@ -381,7 +381,7 @@ def test_every_listed_function_is_accepted_and_parses_to_its_class(name):
 
 
 def test_the_documented_list_is_the_list():
-    text = (Path(__file__).resolve().parents[2] / "docs" / "quality-rules.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[3] / "docs" / "quality-rules.md").read_text(encoding="utf-8")
     section = text[text.index("## Entity rules"):text.index("`referential` judges")]
     documented = set(re.findall(r"`([a-z_]+)`", section.split("Functions:", 1)[1].split("\n\n", 1)[0]))
     assert documented >= set(ALLOWED_FUNCTIONS)

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 SCHEMAS = ROOT / "schemas"
 SHOP_SPECS = Path("/work/shared/examples/shop/specs")
 

@@ -18,7 +18,7 @@ from bloomery.emit.dbt import FINGERPRINT, plan_changes, write
 from bloomery.plan.facts import IR_VERSION
 from spec_trees import Tree
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ Mutations work on the YAML data (delete, rename or retype a key, inject hostile 
 subtree elsewhere, swap in a name from the spec's own vocabulary) and on the raw text (truncate,
 random bytes, inject, delete/duplicate/swap/reindent lines).
 
-    BLOOMERY_FUZZ_CASES=10000 pytest tests/unit/test_fuzz_specs.py   # more cases (default 2000)
+    BLOOMERY_FUZZ_CASES=10000 pytest tests/unit/spec/test_fuzz_specs.py   # more cases (default 2000)
     BLOOMERY_FUZZ_SEED=7 ...                                          # another sequence
     BLOOMERY_FUZZ_EMIT=1 ...                                          # also render clean projects
 

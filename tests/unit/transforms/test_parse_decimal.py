@@ -19,7 +19,7 @@ from bloomery.transforms.decimal_text import parse_decimal_value
 from bloomery.transforms.types import SpecType, parse_type
 from spec_trees import Tree
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integration"))
 from decimal_spellings import CASES, FORMATS, TYPE  # noqa: E402
 
 SI = "mapping_order_items.yaml"

@@ -14,7 +14,7 @@ from bloomery.transforms.chain import REGISTRY, lower_chain, normalize_step, _ch
 from bloomery.transforms.types import parse_type
 from spec_trees import Tree
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SC = "mapping_customers.yaml"
 CUSTOMERS = "mapping[crm__customers->customer]"
 
