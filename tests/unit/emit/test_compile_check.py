@@ -15,7 +15,7 @@ from bloomery import __version__
 from bloomery.cli import main
 from bloomery.resolve import check_project
 from bloomery.emit.dbt import FINGERPRINT, plan_changes, write
-from bloomery.plan.facts import IR_VERSION
+from bloomery.resolve import IR_VERSION
 from spec_trees import Tree
 
 ROOT = Path(__file__).resolve().parents[3]
