@@ -8,7 +8,7 @@
     column values: the planner folds a cast of a literal even inside a CASE branch that never runs. -#}
 {% macro postgres__safe_cast(expr, type) -%}
   {%- set t = bloomery.type_name(type) -%}
-  case when pg_input_is_valid(({{ expr }})::text, '{{ t }}')
+  case when pg_input_is_valid(({{ expr }})::text, {{ bloomery.string_literal(t) }})
   {%- if type.name in ('date', 'timestamp') %} and not lower(({{ expr }})::text) ~ '^[[:space:]]*(now|today|tomorrow|yesterday)[[:space:]]*$'{% endif %}
   then cast(({{ expr }})::text as {{ t }}) end
 {%- endmacro %}
