@@ -158,7 +158,7 @@ def main() -> int:
         folder.mkdir()
         authored = write_tree(folder)
         median, median_cpu, project = time_in_process(folder)
-        resolved = sum(len(e["rules"]) for e in project.entities.values())
+        resolved = sum(len(e.rules) for e in project.entities.values())
         whole, whole_cpu = time_process(folder)
         load = os.getloadavg()[0]
         print(f"tree: {len(project.entities)} entities, {len(project.files)} files, {authored} authored rules "

@@ -36,7 +36,7 @@ def cmd_check(args) -> int:
         for error in _errors_of(exc):
             project.relocate(error)
         return _report_errors(exc, args.format)
-    rules = sum(len(e["rules"]) for e in project.entities.values())
+    rules = sum(len(e.rules) for e in project.entities.values())
     if args.format == "json":
         print(json.dumps([]))
     else:

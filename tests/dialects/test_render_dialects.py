@@ -62,7 +62,7 @@ def _specs_for(dialect: str, corpus: str, tmp: Path) -> Path:
         model.write_text(text)
     refused = bloomery_main(["compile", "--specs", str(specs), "--out", str(tmp / "checked"),
                              "--target-dialect", dialect]) != 0
-    has_normalize = any(r["rule"] == "normalize" for e in check_project(specs).entities.values() for r in e["rules"])
+    has_normalize = any(r.kind == "normalize" for e in check_project(specs).entities.values() for r in e.rules)
     assert refused == (has_normalize and not capabilities(dialect)["nfc_normalize"]), (dialect, corpus)
     if refused:
         for path in specs.glob("*.yaml"):

@@ -224,7 +224,7 @@ relationships:
     project = check_project(root)
     expected = {"account": "full", "payment_full": "full", "payment_default": "full",
                 "payment_inc": "incremental_by_key", "visit": "incremental_by_partition"}
-    assert {name: e["materialization"] for name, e in project.entities.items()} == expected
+    assert {name: e.materialization for name, e in project.entities.items()} == expected
     # plan's contract facts come from the same derivation
     assert {name: f["materialization"] for name, f in project.contract["entities"].items()} == expected
     assert materialization({"partition_by": ["days(at)"], "materialization": "full"}) == "full"

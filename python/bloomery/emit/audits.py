@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..resolve.ir import Disposition, Entity
 from .jinja_literal import inert_argument, literal
 from .nodes import _merged, _ref
 from .yaml_data import _data, _prose
@@ -68,58 +69,58 @@ def _test_name(name: str) -> str:
     return folded if folded == name else f"{folded}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-def _audits(entity: dict) -> tuple[list, list, list]:
+def _audits(entity: Entity) -> tuple[list, list, list]:
     """Blocking audits: on `__staged` so a failure stops the entity, its reject table and the mart;
     on the entity; and the conservation law on `__ledger`, which is built last."""
-    name = entity["entity"]
+    name = entity.name
     staged, kept = [], []
-    if entity["metadata"]:
+    if entity.metadata:
         staged.append(_test("bloomery.bloomery_ingestion_metadata", f"{name}_ingestion_metadata",
                             "Blocking: _load_id, _ingested_at and _source_row_id present, _ingested_at casts to "
                             "timestamp, and no source row claimed by two keys."))
-    for rule in entity["rules"]:
-        if rule["disposition"] == "fail":
-            staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule['name']}",
-                                f"Blocking: rows that fired fail rule `{rule['name']}`, in this run or published.",
-                                rule=rule["name"], entity=name, current_only=entity["scd"] == "type2"))
-    for c in entity.get("coverage", []):
+    for rule in entity.rules:
+        if rule.disposition is Disposition.FAIL:
+            staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule.name}",
+                                f"Blocking: rows that fired fail rule `{rule.name}`, in this run or published.",
+                                rule=rule.name, entity=name, current_only=entity.scd == "type2"))
+    for c in entity.coverage or ():
         kept.append(_test("bloomery.bloomery_coverage", f"{c['name']}_coverage",
                           f"Every `{c['to']}` has at least {c['min']} `{name}` row(s) ({c['on_fail']}).",
                           "error" if c["on_fail"] == "fail" else "warn",
                           relations={"parent": _ref(c["to"])}, pairs=c["pairs"], min=c["min"],
                           member=c.get("member")))
-    if _merged(entity) and not entity["dedupe"]:
+    if _merged(entity) and not entity.dedupe:
         # nothing decides between two mappings' rows of one key: the build stops before either is published
         staged.append(_test("bloomery.bloomery_source_collision", f"{name}_source_collision",
                             "Blocking: a key delivered by more than one of the entity's mappings (declare dedupe: "
                             "to let the latest delivery win).",
-                            entity=name, key=entity["key"], incremental=bool(entity["metadata"]),
-                            current_only=entity["scd"] == "type2"))
+                            entity=name, key=entity.key, incremental=bool(entity.metadata),
+                            current_only=entity.scd == "type2"))
     ledger = []
-    if entity["metadata"]:
+    if entity.metadata:
         relations = {"entity": _ref(name),
-                     "sources": ["{{ source('bronze', " + literal(m["source"]) + ") }}" for m in entity["mappings"]]}
-        if entity["quarantine"]:
+                     "sources": ["{{ source('bronze', " + literal(m.source) + ") }}" for m in entity.mappings]}
+        if entity.quarantine:
             relations["reject"] = _ref(f"{name}__reject")
         ledger.append(_test("bloomery.bloomery_conservation", f"{name}_conservation",
                             "Blocking: every bronze row is judged, and is in the entity, unresolved in the reject "
                             "table, resolved, or recorded as having lost its key to a named winner.",
-                            relations=relations, names=[m["source"] for m in entity["mappings"]],
-                            current_only=entity["scd"] == "type2", merged=_merged(entity)))
-    if not entity["dedupe"]:
+                            relations=relations, names=[m.source for m in entity.mappings],
+                            current_only=entity.scd == "type2", merged=_merged(entity)))
+    if not entity.dedupe:
         # dedupe is the only thing that keeps one row per key: without it two bronze rows of a key
         # are both published. Read on the entity as published (earlier incremental runs included).
         kept.append(_test("bloomery.bloomery_key_unique", f"{name}_key_unique",
-                          "Blocking: no key is held by two rows" + (" among current versions" if entity["scd"] == "type2"
+                          "Blocking: no key is held by two rows" + (" among current versions" if entity.scd == "type2"
                                                                      else "") + " (the entity declares no dedupe:).",
-                          key=entity["key"], current_only=entity["scd"] == "type2"))
+                          key=entity.key, current_only=entity.scd == "type2"))
     return staged, kept, ledger
 
 
-def _attach_asserts(entity: dict, columns: list[dict], taken: set[str]):
+def _attach_asserts(entity: Entity, columns: list[dict], taken: set[str]):
     """Field `assert:` clauses: tests with severity warn, because an assert tells and never routes."""
     by_name = {c["name"]: c for c in columns}
-    for a in entity["asserts"]:
+    for a in entity.asserts:
         # `<entity>_<field>_not_null` is also the name of a fail audit on a not_null rule
         a = dict(a, name=a["name"] + "_assert" if a["name"] in taken else a["name"])
         column = by_name[a["column"]]

@@ -65,7 +65,7 @@ class _Files(dict):
     def _path_of(test: str, origin: str, entities: dict) -> str:
         """The spec path of the rule a test is named after, else the entity's."""
         name = origin.removeprefix("entities.")
-        for rule in (entities.get(name) or {}).get("rules", []):
-            if test in (f"{name}_{rule['name']}", f"{name}_{rule['name']}_drift") and rule.get("path"):
-                return rule["path"]
+        for rule in entities[name].rules if name in entities else ():
+            if test in (f"{name}_{rule.name}", f"{name}_{rule.name}_drift"):
+                return rule.path
         return origin

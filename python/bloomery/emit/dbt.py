@@ -38,29 +38,29 @@ def render(project: ProjectIR) -> dict[str, str]:
     for name, entity in entities.items():
         origin = f"entities.{name}"
         files.put(f"{name}__staged.sql", _staged_sql(entity), origin)
-        if entity["scd"] == "type2":
+        if entity.scd == "type2":
             files.put(f"{name}__kept.sql", _entity_sql(entity), origin)   # the snapshot `<entity>` versions it
         else:
             files.put(f"{name}.sql", _entity_sql(entity), origin)
-        if entity["quarantine"]:
+        if entity.quarantine:
             files.put(f"{name}__reject.sql", _reject_sql(entity), origin)
-        if entity["metadata"]:
+        if entity.metadata:
             files.put(f"{name}__ledger.sql", _ledger_sql(entity), origin)
         files.put(f"{name}.yml", _entity_yaml(entity), origin)
     for i, check in enumerate(project.reconcile):
         files.put(f"{check['name']}__reconcile.sql", _reconcile_sql(check, entities), f"reconcile[{i}]")
     if project.reconcile:
         files.put("_bloomery_reconcile.yml", _reconcile_yaml(project.reconcile))
-    judged = [e for e in entities.values() if e["rules"]]
+    judged = [e for e in entities.values() if e.rules]
     if judged or project.reconcile:
         files.put("mart_data_quality.sql", _mart_sql(judged, project.reconcile))
         files.put("quality_quarantine_rate.sql", _quarantine_rate_sql(judged, project.reconcile))
         files.put("mart_data_quality.yml", _mart_yaml(judged))
-    drifting = [e for e in judged if e["drift"]["severity"] != "ignore"]
+    drifting = [e for e in judged if e.drift["severity"] != "ignore"]
     if drifting:
         files.put("quality_drift.sql", _drift_sql(drifting, project.reconcile))
         files.put("quality_drift.yml", _drift_yaml(drifting))
-    watched = [e for e in entities.values() if e["schema_changes"] != "ignore"]
+    watched = [e for e in entities.values() if e.schema_changes != "ignore"]
     if watched:
         files.put("quality_bronze_columns.sql", _bronze_columns_sql(watched))
         files.put("quality_bronze_columns.yml", _bronze_columns_yaml(watched))

@@ -80,21 +80,21 @@ def check_target(project, name: str, table: dict[str, Dialect] | None = None) ->
     errors: list[UnsupportedByTarget] = []
     for ename, entity in sorted(project.entities.items()):
         base = f"entities.{ename}"
-        needs_cast = [why for why, on in (("quality rules (the coercion marker)", entity.get("quality")),
-                                          ("dedupe (the ingestion-metadata audit)", entity.get("dedupe")),
-                                          ("quarantine (the ingestion-metadata audit)", entity.get("quarantine")))
+        needs_cast = [why for why, on in (("quality rules (the coercion marker)", entity.quality),
+                                          ("dedupe (the ingestion-metadata audit)", entity.dedupe),
+                                          ("quarantine (the ingestion-metadata audit)", entity.quarantine))
                       if on]
         if needs_cast and not caps["null_on_failure_cast"]:
             errors.append(UnsupportedByTarget(
                 f"entity `{ename}` needs a NULL-on-failure cast for {', '.join(needs_cast)}, "
                 f"and the {name} dialect has none",
                 Location(path=base), "target an engine with TRY_CAST / SAFE_CAST, or drop the quality opt-in"))
-        for rule in entity.get("rules", []):
-            if rule.get("rule") == "normalize" and not caps["nfc_normalize"]:
+        for rule in entity.rules:
+            if rule.kind == "normalize" and not caps["nfc_normalize"]:
                 errors.append(UnsupportedByTarget(
-                    f"rule `{rule['name']}` of `{ename}` tests Unicode normalization, which the {name} dialect lacks",
-                    Location(path=rule.get("path", base)), "drop the normalize rule for this target"))
-        if entity.get("scd") == "type2" and not caps["snapshots"]:
+                    f"rule `{rule.name}` of `{ename}` tests Unicode normalization, which the {name} dialect lacks",
+                    Location(path=rule.path), "drop the normalize rule for this target"))
+        if entity.scd == "type2" and not caps["snapshots"]:
             errors.append(UnsupportedByTarget(
                 f"entity `{ename}` keeps history (scd: type2) in a dbt snapshot, which the {name} dialect "
                 "cannot run", Location(path=base + ".scd"), "keep history on an engine with snapshots"))

@@ -9,33 +9,34 @@ from __future__ import annotations
 
 import yaml
 
+from ..resolve.ir import Entity
 from ..vocabulary import ENTITY_ROW, MART
 from .audits import _tagged, _test
 from .jinja_literal import literal
-from .nodes import SQL_HEADER, YAML_HEADER, _config, _merged, _ref, _tags
+from .nodes import SQL_HEADER, YAML_HEADER, _config, _entity_tags, _merged, _ref, _tags
 
 
-def _mart_tags(entities: list[dict], reconcile) -> list[str]:
+def _mart_tags(entities: list[Entity], reconcile) -> list[str]:
     """The mart counts every judged entity (and reconcile check): each entity's selector takes it."""
-    return _tags(*(e["entity"] for e in entities), *(c[s]["entity"] for c in reconcile for s in ("left", "right")))
+    return _tags(*(e.name for e in entities), *(c[s]["entity"] for c in reconcile for s in ("left", "right")))
 
 
-def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
+def _mart_sql(entities: list[Entity], reconcile: list[dict] = ()) -> str:
     items = []
     for e in entities:
-        name = e["entity"]
-        reject = "ref(" + literal(f"{name}__reject") + ")" if e["quarantine"] else "none"
-        ledger = "ref(" + literal(f"{name}__ledger") + ")" if e["metadata"] else "none"
+        name = e.name
+        reject = "ref(" + literal(f"{name}__reject") + ")" if e.quarantine else "none"
+        ledger = "ref(" + literal(f"{name}__ledger") + ")" if e.metadata else "none"
         # a merged entity is counted per mapping (its rows carry `_source`), so the mapping column
         # says which relation each count is about and the rows still add up to the entity
-        for m in e["mappings"]:
-            rules = [r for r in e["rules"] if not r.get("mappings") or m["mapping"] in r["mappings"]]
+        for m in e.mappings:
+            rules = [r for r in e.rules if not r.mappings or m.name in r.mappings]
             items.append("{" + ", ".join([
-                f'"entity": {literal(name)}', f'"mapping": {literal(m["mapping"])}',
-                f'"scd": {literal(e["scd"])}', f'"unknown_member": {literal(e.get("unknown_member"))}',
-                f'"rules": {literal([[r["name"], r["disposition"]] for r in rules])}',
+                f'"entity": {literal(name)}', f'"mapping": {literal(m.name)}',
+                f'"scd": {literal(e.scd)}', f'"unknown_member": {literal(e.unknown_member)}',
+                f'"rules": {literal([[r.name, r.disposition.spec] for r in rules])}',
                 f'"kept": ref({literal(name)})', f'"reject": {reject}', f'"ledger": {ledger}']
-                + ([f'"source": {literal(m["source"])}'] if _merged(e) else [])) + "}")
+                + ([f'"source": {literal(m.source)}'] if _merged(e) else [])) + "}")
     checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
                                f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
                                f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
@@ -51,13 +52,13 @@ def _mart_sql(entities: list[dict], reconcile: list[dict] = ()) -> str:
             + ",\n    ".join(checks) + "\n]) }}\n")
 
 
-def _quarantine_rate_sql(entities: list[dict], reconcile) -> str:
+def _quarantine_rate_sql(entities: list[Entity], reconcile) -> str:
     """`quality_quarantine_rate`: the mart's quarantined / evaluated rows per run and entity."""
     return (SQL_HEADER + _config(materialized="view", tags=_mart_tags(entities, reconcile))
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
 
 
-def _mart_yaml(entities: list[dict] = ()) -> str:
+def _mart_yaml(entities: list[Entity] = ()) -> str:
     columns = [
         ("entity", "Entity judged."), ("mapping", "Mapping that fed it (`<source>-><entity>`)."),
         ("rule", "Rule name, or `(entity)` on the accounting row."),
@@ -72,7 +73,7 @@ def _mart_yaml(entities: list[dict] = ()) -> str:
         ("run_started_at", "When the run started (UTC); orders the runs of one day. Empty on snapshots taken before "
                            "the column existed."),
     ]
-    rate_tests = [_quarantine_rate_test(e) for e in entities if e["quarantine"]]
+    rate_tests = [_quarantine_rate_test(e) for e in entities if e.quarantine]
     doc = {"version": 2, "models": [
         {"name": MART,
          "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
@@ -85,13 +86,13 @@ def _mart_yaml(entities: list[dict] = ()) -> str:
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
-def _quarantine_rate_test(entity: dict) -> dict:
+def _quarantine_rate_test(entity: Entity) -> dict:
     """`<entity>_quarantine_rate`: the share of the entity's rows held in quarantine, in dbt's own
     output. Attached to `quality_quarantine_rate` (built last, nothing of the package reads it), so
     an ERROR skips nothing the build publishes. `failures` is the rate in basis points (0 within
     warn_above); warn_if / error_if are the spec's thresholds as the compiler computed them."""
-    name, q = entity["entity"], entity["quarantine"]
-    warn, error = q.get("warn_above_bp", 0), q.get("error_above_bp")
+    name, q = entity.name, entity.quarantine
+    warn, error = q.warn_above_bp, q.error_above_bp
     config = {"severity": "warn" if error is None else "error", "warn_if": f">{int(warn)}"}
     if error is not None:
         config["error_if"] = f">{int(error)}"
@@ -101,37 +102,34 @@ def _quarantine_rate_test(entity: dict) -> dict:
                  "(hundredths of a percent, rounded up), 0 within warn_above.", config["severity"],
                  relations={"kept": _ref(name), "reject": _ref(f"{name}__reject")},
                  entity=name, warn_above_bp=int(warn), error_above_bp=None if error is None else int(error),
-                 scd=entity["scd"], unknown_member=entity.get("unknown_member"))
+                 scd=entity.scd, unknown_member=entity.unknown_member)
     body = next(iter(test.values()))
     body["config"] = config   # one row of counts: nothing to store, unlike a blocking audit's rows
     # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
-    own = (entity.get("docs") or {}).get("tags") or []
-    return _tagged([test], _tags(name) + [t for t in own if t not in _tags(name)])[0]
+    return _tagged([test], _entity_tags(entity))[0]
 
 
-def _bronze_columns_sql(entities: list[dict]) -> str:
+def _bronze_columns_sql(entities: list[Entity]) -> str:
     """`quality_bronze_columns`: each build's snapshot of the bronze relations' columns
     (macros/checks/quality_bronze_columns.sql), history like the mart."""
-    sources = sorted({m["source"] for e in entities for m in e["mappings"]})
+    sources = sorted({m.source for e in entities for m in e.mappings})
     items = ["{" + f'"source": {literal(s)}, "relation": source(\'bronze\', {literal(s)})' + "}" for s in sources]
     return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="append", full_refresh=False,
-                                 tags=_tags(*(e["entity"] for e in entities)))
+                                 tags=_tags(*(e.name for e in entities)))
             + "{{ bloomery.quality_bronze_columns([\n    " + ",\n    ".join(items) + "\n]) }}\n")
 
 
-def _bronze_columns_yaml(entities: list[dict]) -> str:
+def _bronze_columns_yaml(entities: list[Entity]) -> str:
     """Per entity, `<entity>_bronze_schema`: the columns its bronze relations gained, lost or
     changed type since the build before."""
     tests = []
     for e in entities:
-        name = e["entity"]
-        own = (e.get("docs") or {}).get("tags") or []
-        tags = _tags(name) + [t for t in own if t not in _tags(name)]
-        sources = sorted({m["source"] for m in e["mappings"]})
+        name, tags = e.name, _entity_tags(e)
+        sources = sorted({m.source for m in e.mappings})
         test = _test("bloomery.bloomery_bronze_schema", f"{name}_bronze_schema",
                      f"Columns gained, lost or retyped since the build before in the bronze of `{name}` "
-                     f"({', '.join(sources)}).", e["schema_changes"], sources=sources)
-        next(iter(test.values()))["config"] = {"severity": e["schema_changes"]}   # a few rows: nothing to store
+                     f"({', '.join(sources)}).", e.schema_changes, sources=sources)
+        next(iter(test.values()))["config"] = {"severity": e.schema_changes}   # a few rows: nothing to store
         tests.append(_tagged([test], tags)[0])
     doc = {"version": 2, "models": [{
         "name": "quality_bronze_columns",
@@ -141,35 +139,33 @@ def _bronze_columns_yaml(entities: list[dict]) -> str:
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
-def _drift_sql(entities: list[dict], reconcile) -> str:
+def _drift_sql(entities: list[Entity], reconcile) -> str:
     """`quality_drift`: per run, entity and measure, the value and its trailing baseline
     (macros/mart/quality_drift.sql). Every setting is a number the compiler computed."""
     items = ["{" + ", ".join([
-        f'"entity": {literal(e["entity"])}',
+        f'"entity": {literal(e.name)}',
         # an incremental build judges its batch: its counts are the increase of the mart's
-        '"incremental": ' + literal(bool(e["metadata"]) and e.get("materialization", "full") != "full"),
-        *(f'"{k}": {literal(int(e["drift"][k]))}' for k in ("window", "min_history", "sensitivity_x100",
+        '"incremental": ' + literal(e.metadata and e.materialization != "full"),
+        *(f'"{k}": {literal(int(e.drift[k]))}' for k in ("window", "min_history", "sensitivity_x100",
                                                              "min_change_bp"))]) + "}" for e in entities]
     return (SQL_HEADER + _config(materialized="view", tags=_mart_tags(entities, reconcile))
             + "{{ bloomery.quality_drift(ref('mart_data_quality'), [\n    " + ",\n    ".join(items) + "\n]) }}\n")
 
 
-def _drift_yaml(entities: list[dict]) -> str:
+def _drift_yaml(entities: list[Entity]) -> str:
     """The drift tests: per entity, its quarantine rate (with quarantine:), its volume and each of
     its rules, judged on the latest run of `quality_drift`."""
     tests = []
     for e in entities:
-        name, d = e["entity"], e["drift"]
-        own = (e.get("docs") or {}).get("tags") or []
-        tags = _tags(name) + [t for t in own if t not in _tags(name)]
+        name, d, tags = e.name, e.drift, _entity_tags(e)
         knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
                  f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
         wanted = ([("quarantine_rate", None, f"{name}_drift_quarantine_rate",
-                    f"Drift of `{name}`'s quarantine rate against its earlier runs ({knobs}).")] if e["quarantine"] else [])
+                    f"Drift of `{name}`'s quarantine rate against its earlier runs ({knobs}).")] if e.quarantine else [])
         wanted.append(("volume", None, f"{name}_drift_volume",
                        f"Drift of the number of bronze rows a run of `{name}` judged ({knobs})."))
-        wanted += [("rule", r["name"], f"{name}_{r['name']}_drift",
-                    f"Drift of rule `{r['name']}`'s failure count on `{name}` ({knobs}).") for r in e["rules"]]
+        wanted += [("rule", r.name, f"{name}_{r.name}_drift",
+                    f"Drift of rule `{r.name}`'s failure count on `{name}` ({knobs}).") for r in e.rules]
         for metric, rule, test_name, what in wanted:
             test = _test("bloomery.bloomery_drift", test_name, what, d["severity"], entity=name, metric=metric,
                          rule=rule if rule is not None else ENTITY_ROW)

@@ -6,6 +6,7 @@ the project-level models, the fingerprint), so they sit below them and import no
 """
 from __future__ import annotations
 
+from ..resolve.ir import Entity, as_data
 from .jinja_literal import literal
 
 
@@ -19,14 +20,14 @@ def _config(**kwargs) -> str:
     return "{{ config(" + args + ") }}\n"
 
 
-def _ir(entity: dict) -> dict:
+def _ir(entity: Entity) -> dict:
     """The entity as the macros read it: without `docs` (descriptions, meta, tags and the user's
     tests, which only the generated YAML carries, so a documentation edit changes no model) and
     without `drift` and `schema_changes` (the settings of tests the entity's models do not run)."""
-    return {k: v for k, v in entity.items() if k not in ("docs", "drift", "schema_changes")}
+    return {k: v for k, v in as_data(entity).items() if k not in ("docs", "drift", "schema_changes")}
 
 
-def _entity_literal(entity: dict) -> str:
+def _entity_literal(entity: Entity) -> str:
     return "{%- set entity = " + literal(_ir(entity)) + " -%}\n"
 
 
@@ -40,19 +41,24 @@ def _tags(*entities: str) -> list[str]:
     return ["bloomery", *(entity_tag(e) for e in sorted(set(entities)))]
 
 
-def _grants(entity: dict):
-    return {"select": entity["grants"]["select"]} if entity.get("grants") else None
+def _entity_tags(entity: Entity) -> list[str]:
+    """The tags of a node of one entity: the package's and the entity's selector, then the user's."""
+    return _tags(entity.name) + [t for t in entity.docs["tags"] if t not in _tags(entity.name)]
 
 
-def _sources(entity: dict) -> str:
+def _grants(entity: Entity):
+    return {"select": entity.grants["select"]} if entity.grants else None
+
+
+def _sources(entity: Entity) -> str:
     """The entity's bronze relations, {name: source(...)}, as a Jinja literal."""
-    return "{" + ", ".join(f"{literal(m['source'])}: source('bronze', {literal(m['source'])})"
-                           for m in entity["mappings"]) + "}"
+    return "{" + ", ".join(f"{literal(m.source)}: source('bronze', {literal(m.source)})"
+                           for m in entity.mappings) + "}"
 
 
-def _merged(entity: dict) -> bool:
+def _merged(entity: Entity) -> bool:
     """Several mappings feed the entity: its rows are identified by bronze relation and source row id."""
-    return len(entity["mappings"]) > 1
+    return len(entity.mappings) > 1
 
 
 def _ref(name: str) -> str:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import yaml
 
 from ..resolve import ProjectIR
+from ..resolve.ir import Entity
 from ..vocabulary import METADATA
 from .audits import _attach_asserts, _audits, _tagged, _user_test
-from .nodes import YAML_HEADER, _grants, _merged, _tags
+from .nodes import YAML_HEADER, _entity_tags, _grants, _merged
 from .yaml_data import _data, _prose, _quoted_name, _user_config
 
 
@@ -38,16 +39,15 @@ def _sources_yaml(project: ProjectIR) -> str:
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
-def _entity_yaml(entity: dict) -> str:
-    name = entity["entity"]
-    rules = entity["rules"]
-    rule_list = ", ".join(f"{r['name']} ({r['disposition']})" for r in rules) or "none"
-    docs = entity.get("docs") or {"description": None, "meta": {}, "tags": [], "tests": [], "columns": {}}
+def _entity_yaml(entity: Entity) -> str:
+    name = entity.name
+    rule_list = ", ".join(f"{r.name} ({r.disposition.spec})" for r in entity.rules) or "none"
+    docs = entity.docs
     columns = []
-    for c in entity["columns"]:
-        typed = f"{c['type']['name']}{' (key)' if c['key'] else ''}"
-        own = docs["columns"].get(c["name"]) or {}
-        column = {"name": c["name"], "description": _prose(f"{own['description']} [{typed}]" if own.get("description")
+    for c in entity.columns:
+        typed = f"{c.type['name']}{' (key)' if c.key else ''}"
+        own = docs["columns"].get(c.name) or {}
+        column = {"name": c.name, "description": _prose(f"{own['description']} [{typed}]" if own.get("description")
                                                            else typed)}
         config = _user_config(own)
         if config:
@@ -58,7 +58,7 @@ def _entity_yaml(entity: dict) -> str:
         {"name": "_quality_ok", "description": "True when `_quality_flags` is empty."},
     ]
     metadata = [{"name": m, "description": "Ingestion metadata, as stored in bronze."}
-                for m in METADATA] if entity["metadata"] else []
+                for m in METADATA] if entity.metadata else []
     if _merged(entity):
         metadata.append({"name": "_source", "description": "Bronze relation the row came from (the entity merges "
                                                            "several mappings)."})
@@ -72,10 +72,10 @@ def _entity_yaml(entity: dict) -> str:
             column.setdefault("data_tests", []).extend(_user_test(u) for u in own["tests"])
     # every node of the entity carries its tag (and the user's): tests included, whose tags dbt
     # takes from their own config and their column, never from the model's
-    tags = _tags(name) + [t for t in docs["tags"] if t not in _tags(name)]
+    tags = _entity_tags(entity)
     for tests in (staged_tests, entity_tests, ledger_tests, *(c.get("data_tests", []) for c in columns)):
         _tagged(tests, tags)
-    entity_text = f"{entity['grain']}. Rows kept by the quality split."
+    entity_text = f"{entity.grain}. Rows kept by the quality split."
     if docs["description"]:
         entity_text = f"{docs['description']}\n\n{entity_text}"
     models = [
@@ -88,7 +88,7 @@ def _entity_yaml(entity: dict) -> str:
          "columns": columns + metadata + quality_columns},
     ]
     snapshots = []
-    if entity["scd"] == "type2":
+    if entity.scd == "type2":
         kept_model = models.pop()
         models.append({"name": f"{name}__kept", "description": f"This run's kept rows of `{name}`, versioned by the "
                                                                f"snapshot `{name}`."})
@@ -96,21 +96,21 @@ def _entity_yaml(entity: dict) -> str:
             "name": name,
             "description": kept_model["description"] + " History kept by dbt (type 2): dbt_valid_from / dbt_valid_to.",
             "relation": f"ref('{name}__kept')",
-            "config": {"unique_key": _quoted_name(entity["key"][0]), "strategy": "check",
-                       "check_cols": [_quoted_name(c["name"]) for c in entity["columns"]] + ["_quality_flags"],
+            "config": {"unique_key": _quoted_name(entity.key[0]), "strategy": "check",
+                       "check_cols": [_quoted_name(c.name) for c in entity.columns] + ["_quality_flags"],
                        "tags": tags, **({"meta": _data(docs["meta"])} if docs["meta"] else {}),
-                       **({"grants": _grants(entity)} if entity.get("grants") else {})},
+                       **({"grants": _grants(entity)} if entity.grants else {})},
             **({"data_tests": kept_model["data_tests"]} if kept_model.get("data_tests") else {}),
             "columns": kept_model["columns"],
         })
-    if entity["quarantine"]:
+    if entity.quarantine:
         models.append({
             "name": f"{name}__reject",
             "description": f"Rows of `{name}` diverted by a quarantine rule, with their bronze payload for replay. "
-                           f"Retention {entity['quarantine']['retention']}.",
+                           f"Retention {entity.quarantine.retention}.",
             "columns": [{"name": c, "description": d} for c, d in _REJECT_COLUMNS],
         })
-    if entity["metadata"]:
+    if entity.metadata:
         models.append({
             "name": f"{name}__ledger",
             "description": f"Every bronze delivery of `{name}` judged so far, by identity, with its route (keep, "

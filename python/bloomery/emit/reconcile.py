@@ -16,7 +16,7 @@ def _reconcile_sql(check: dict, entities: dict) -> str:
     sides = {}
     for side in ("left", "right"):
         entity = entities[check[side]["entity"]]
-        sides[side] = dict(check[side], member=entity.get("unknown_member"))
+        sides[side] = dict(check[side], member=entity.unknown_member)
     check = dict(check, **sides)
     return (SQL_HEADER + "{%- set check = " + literal(check) + " -%}\n"
             + _config(materialized="table", tags=_tags(check["left"]["entity"], check["right"]["entity"]))

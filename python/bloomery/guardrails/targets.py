@@ -12,13 +12,13 @@ from ..errors import Location, UnsupportedByTarget
 def refuse_unsupported(project) -> None:
     """What no dbt target can run, whatever the dialect: `check` refuses it too."""
     for entity in project.entities.values():
-        for mapping in entity["mappings"]:
-            for column in mapping["columns"]:
-                for step in column["steps"]:
+        for mapping in entity.mappings:
+            for column in mapping.columns:
+                for step in column.steps:
                     if step["op"] != "convert":
                         continue
-                    path = f"{column.get('path', 'mapping[' + mapping['mapping'] + ']')}.transform[{step.get('chain_index', 0)}]"
+                    path = f"{column.path}.transform[{step.get('chain_index', 0)}]"
                     raise project.relocate(UnsupportedByTarget(
-                        f"`convert` in the chain of {entity['entity']}.{column['name']} needs currency rates "
+                        f"`convert` in the chain of {entity.name}.{column.name} needs currency rates "
                         "that no dbt target here provides", Location(path=path),
                         "convert upstream, or drop the step"))

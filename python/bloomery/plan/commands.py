@@ -31,15 +31,15 @@ def replay_command(entity: str) -> str:
 def _own_nodes(entity: str, ir: dict) -> list[str]:
     # a type 2 entity is a snapshot of its `__kept` view; the ledger records the rebuild's verdicts
     # (a full refresh judges every delivery afresh), and selecting it runs the conservation audit
-    kept = [f"{entity}__kept", entity] if ir["scd"] == "type2" else [entity]
-    return ([f"{entity}__staged"] + kept + ([f"{entity}__reject"] if ir["quarantine"] else [])
-            + ([f"{entity}__ledger"] if ir["metadata"] else []))
+    kept = [f"{entity}__kept", entity] if ir.scd == "type2" else [entity]
+    return ([f"{entity}__staged"] + kept + ([f"{entity}__reject"] if ir.quarantine else [])
+            + ([f"{entity}__ledger"] if ir.metadata else []))
 
 
 def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[str]]) -> list[str]:
     if not plan.changes:
         return []
-    has_mart = any(e["rules"] for e in new.entities.values())
+    has_mart = any(e.rules for e in new.entities.values())
     exclude = f" --exclude {MART}" if has_mart else ""
     out = []
     if own:
@@ -57,7 +57,7 @@ def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[st
             del pending[entity]
         out.append(replay_command(entity))
         replayed.add(entity)
-        if new.entities[entity]["scd"] == "type2" and set(plan.replay_scope) - replayed:
+        if new.entities[entity].scd == "type2" and set(plan.replay_scope) - replayed:
             # a type 2 replay re-delivers to bronze: its rows arrive with the next run
             out.append(f"dbt build --select {entity}__staged+{exclude}")
     if pending:

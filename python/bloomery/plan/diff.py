@@ -84,7 +84,7 @@ class _Differ(RenameDiffs, EntityDiffs, FieldDiffs, RuleDiffs, ProjectDiffs):
                 elif n is None:
                     self.add(f"entity:{name}", ChangeClass.BREAKING,
                              f"entity dropped: `{name}` and its relations are no longer built"
-                             + ("; its unresolved rejects can no longer be replayed" if o["quarantine"] else ""),
+                             + ("; its unresolved rejects can no longer be replayed" if o.quarantine else ""),
                              name)
                 else:
                     self.entity(name, o, n)
@@ -103,10 +103,9 @@ class _Differ(RenameDiffs, EntityDiffs, FieldDiffs, RuleDiffs, ProjectDiffs):
                 self.add(f"{kind}:{check['name']}", ChangeClass.ADDITIVE, f"{kind} check added")
 
     def entity_added(self, name, ir):
-        rules = len(ir["rules"])
         self.add(f"entity:{name}", ChangeClass.ADDITIVE,
-                 f"entity added ({len(ir['columns'])} field(s), {rules} rule(s)"
-                 + (", reject table" if ir["quarantine"] else "") + ")", name)
+                 f"entity added ({len(ir.columns)} field(s), {len(ir.rules)} rule(s)"
+                 + (", reject table" if ir.quarantine else "") + ")", name)
 
     # -- one entity ------------------------------------------------------------------------------
     def entity(self, name, o, n):
@@ -143,7 +142,7 @@ class _Differ(RenameDiffs, EntityDiffs, FieldDiffs, RuleDiffs, ProjectDiffs):
             limits=limits)
         notes = list(self.notes)
         for name in replay:
-            if new[name]["scd"] == "type2":
+            if new[name].scd == "type2":
                 notes.append(f"`{name}` is type 2: its replay re-delivers rows to bronze, so replays of its children "
                              f"belong after its next run (the commands include that run)")
         if self.own_backfill or self.limited_backfill:

@@ -4,6 +4,7 @@ freshness. Fields and rules of the entity have their own modules (fields.py, rul
 """
 from __future__ import annotations
 
+from ..resolve.ir import Entity
 from .change import ChangeClass
 from .values import names, percent, show
 
@@ -15,9 +16,10 @@ class EntityDiffs:
     def shape(self, name, o, n):
         """Grain, key, history and layout: what the entity's table is."""
         subject = f"entity:{name}"
-        for key, label in (("grain", "grain"), ("key", "key"), ("scd", "scd")):
-            if o[key] != n[key]:
-                self.add(subject, ChangeClass.BREAKING, f"{label} changed: {show(o[key])} -> {show(n[key])}", name)
+        for key in ("grain", "key", "scd"):
+            before, after = getattr(o, key), getattr(n, key)
+            if before != after:
+                self.add(subject, ChangeClass.BREAKING, f"{key} changed: {show(before)} -> {show(after)}", name)
         if self.facts is not None:
             om = self.facts[0]["entities"].get(name, {}).get("materialization")
             nm = self.facts[1]["entities"].get(name, {}).get("materialization")
@@ -28,18 +30,18 @@ class EntityDiffs:
                      f"partition_by changed: {show(_partitions(o))} -> {show(_partitions(n))}", name, backfill=True)
 
     def grants(self, name, o, n):
-        old = set((o.get("grants") or {}).get("select", []))
-        new = set((n.get("grants") or {}).get("select", []))
+        old = set((o.grants or {}).get("select", []))
+        new = set((n.grants or {}).get("select", []))
         if new - old:
             self.add(f"entity:{name}", ChangeClass.ADDITIVE, f"select granted to {names(new - old)}", name)
         if old - new:
             self.add(f"entity:{name}", ChangeClass.BREAKING, f"select revoked from {names(old - new)}", name)
 
     def dedupe(self, name, o, n):
-        a, b = o["dedupe"], n["dedupe"]
+        a, b = o.dedupe, n.dedupe
         if a == b:
             return
-        order = lambda d: ", ".join(x["column"] for x in d["order"])  # noqa: E731
+        order = lambda d: ", ".join(x.column for x in d.order)  # noqa: E731
         if a is None:
             detail = f"dedupe added (latest by {order(b)})"
         elif b is None:
@@ -49,27 +51,27 @@ class EntityDiffs:
         self.add(f"dedupe:{name}", ChangeClass.RESTATING, detail, name, backfill=True)
 
     def quarantine(self, name, o, n):
-        a, b = o["quarantine"], n["quarantine"]
+        a, b = o.quarantine, n.quarantine
         subject = f"quarantine:{name}"
         if a is None and b is None:
             return
         if a is None:
-            self.add(subject, ChangeClass.ADDITIVE, f"quarantine added (retention {b['retention']}): "
+            self.add(subject, ChangeClass.ADDITIVE, f"quarantine added (retention {b.retention}): "
                      f"`{name}__reject` is created", name)
             return
         if b is None:
             self.add(subject, ChangeClass.BREAKING, f"quarantine removed: `{name}__reject` is no longer built and "
                      "its unresolved rows can no longer be replayed", name)
             return
-        if a["retention"] != b["retention"]:
-            self.add(subject, ChangeClass.ADDITIVE, f"retention changed: {a['retention']} -> {b['retention']}", name)
+        if a.retention != b.retention:
+            self.add(subject, ChangeClass.ADDITIVE, f"retention changed: {a.retention} -> {b.retention}", name)
         for key, what in (("warn_above_bp", "warn_above"), ("error_above_bp", "error_above")):
             # the quarantine-rate test's thresholds: what dbt reports, never what a row does
-            if a.get(key) != b.get(key):
-                self.add(subject, ChangeClass.ADDITIVE, f"{what} changed: {percent(a.get(key))} -> "
-                         f"{percent(b.get(key))} (the `{name}_quarantine_rate` test)", name)
-        widened = set(b["redact"]) - set(a["redact"])
-        narrowed = set(a["redact"]) - set(b["redact"])
+            if getattr(a, key) != getattr(b, key):
+                self.add(subject, ChangeClass.ADDITIVE, f"{what} changed: {percent(getattr(a, key))} -> "
+                         f"{percent(getattr(b, key))} (the `{name}_quarantine_rate` test)", name)
+        widened = set(b.redact) - set(a.redact)
+        narrowed = set(a.redact) - set(b.redact)
         if widened:
             # restated by the reject model's redact post-hook (macros/reject/redact_rejects.sql),
             # which the final `dbt build` of every plan runs: no rebuild, no run-operation
@@ -78,26 +80,26 @@ class EntityDiffs:
                      f"`{name}__reject` already holds, and new reject rows never keep them", name)
         if narrowed:
             self.add(subject, ChangeClass.ADDITIVE, f"redact narrowed ({names(narrowed)}): new reject rows keep them", name)
-        old_maps = {m["source"]: m for m in o["mappings"]}
-        for m in n["mappings"]:
-            prev = old_maps.get(m["source"])
+        old_maps = {m.source: m for m in o.mappings}
+        for m in n.mappings:
+            prev = old_maps.get(m.source)
             if prev is None:
                 continue
-            if prev["mapping_version"] != m["mapping_version"]:
+            if prev.version != m.version:
                 self.add(subject, ChangeClass.ADDITIVE,
-                         f"reject mapping_version of {m['mapping']}: {prev['mapping_version']} -> {m['mapping_version']}", name)
-            gained = set(m["raw_columns"]) - set(prev["raw_columns"]) - narrowed
-            lost = set(prev["raw_columns"]) - set(m["raw_columns"]) - widened
+                         f"reject mapping_version of {m.name}: {prev.version} -> {m.version}", name)
+            gained = set(m.raw_columns) - set(prev.raw_columns) - narrowed
+            lost = set(prev.raw_columns) - set(m.raw_columns) - widened
             if gained:
-                self.add(subject, ChangeClass.ADDITIVE, f"`raw` of {m['mapping']} gains {names(gained)}", name)
+                self.add(subject, ChangeClass.ADDITIVE, f"`raw` of {m.name} gains {names(gained)}", name)
             if lost:
                 self.add(subject, ChangeClass.RESTATING,
-                         f"`raw` of {m['mapping']} loses {names(lost)}: rejects stored before keep them, new ones do not",
+                         f"`raw` of {m.name} loses {names(lost)}: rejects stored before keep them, new ones do not",
                          name)
 
     def asserts(self, name, o, n):
-        old = {a["name"]: a for a in o.get("asserts", [])}
-        new = {a["name"]: a for a in n.get("asserts", [])}
+        old = {a["name"]: a for a in o.asserts}
+        new = {a["name"]: a for a in n.asserts}
         for key in sorted(set(old) | set(new)):
             a, b = old.get(key), new.get(key)
             if a == b:
@@ -120,6 +122,5 @@ class EntityDiffs:
 _BUCKET_FN = {"day": "days", "month": "months", "year": "years", "hour": "hours"}
 
 
-def _partitions(ir: dict) -> list[str]:
-    buckets = ir.get("partition_buckets") or [None] * len(ir["partition_by"])
-    return [f"{_BUCKET_FN[b]}({c})" if b else c for c, b in zip(ir["partition_by"], buckets)]
+def _partitions(ir: Entity) -> list[str]:
+    return [f"{_BUCKET_FN[b]}({c})" if b else c for c, b in zip(ir.partition_by, ir.partition_buckets, strict=True)]

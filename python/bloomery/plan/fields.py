@@ -4,6 +4,7 @@ path, transform chain). A widening keeps every stored value; a new chain restate
 """
 from __future__ import annotations
 
+from ..resolve.ir import Entity
 from ..transforms.types import assignable
 from .change import ChangeClass
 from .values import freeze, spec_type, type_name
@@ -14,18 +15,18 @@ class FieldDiffs:
     and the renames (`self._old_name`) and records through `self.add`."""
 
     def fields(self, name, o, n):
-        old = {c["name"]: c for c in o["columns"]}
-        new = {c["name"]: c for c in n["columns"]}
+        old = {c.name: c.type for c in o.columns}
+        new = {c.name: c.type for c in n.columns}
         for f in sorted(set(old) | set(new)):
             subject = f"field:{name}.{f}"
             if f not in old:
                 self.add(subject, ChangeClass.ADDITIVE,
-                         f"field added ({type_name(new[f]['type'])}); existing rows read NULL until rebuilt", name)
+                         f"field added ({type_name(new[f])}); existing rows read NULL until rebuilt", name)
                 continue
             if f not in new:
-                self.add(subject, ChangeClass.BREAKING, f"field dropped ({type_name(old[f]['type'])})", name)
+                self.add(subject, ChangeClass.BREAKING, f"field dropped ({type_name(old[f])})", name)
                 continue
-            ot, nt = old[f]["type"], new[f]["type"]
+            ot, nt = old[f], new[f]
             if ot != nt:
                 if assignable(spec_type(ot), spec_type(nt)):
                     self.add(subject, ChangeClass.WIDENING, f"type widened: {type_name(ot)} -> {type_name(nt)}", name, backfill=True)
@@ -53,7 +54,7 @@ class FieldDiffs:
     def mapped_columns(self, name, o, n):
         """Transform chain or source of a column changed: the entity restates its history."""
         old, new = _column_sources(o), _column_sources(n)
-        both = {c["name"] for c in o["columns"]} & {c["name"] for c in n["columns"]}
+        both = {c.name for c in o.columns} & {c.name for c in n.columns}
         for col in sorted(both):
             a, b = old.get(col, []), new.get(col, [])
             if a == b:
@@ -70,13 +71,13 @@ class FieldDiffs:
             self.add(subject, ChangeClass.RESTATING, detail, name, backfill=True)
 
 
-def _column_sources(entity: dict) -> dict[str, list[tuple]]:
+def _column_sources(entity: Entity) -> dict[str, list[tuple]]:
     out: dict[str, list[tuple]] = {}
-    for m in entity["mappings"]:
-        for c in m["columns"]:
+    for m in entity.mappings:
+        for c in m.columns:
             # the final cast to the declared type belongs to the type, whose change is its own row
-            steps = [st for st in c["steps"] if not st.get("final")]
-            out.setdefault(c["name"], []).append((m["source"], c["source_column"], c["json_path"], freeze(steps)))
+            steps = [st for st in c.steps if not st.get("final")]
+            out.setdefault(c.name, []).append((m.source, c.source_column, c.json_path, freeze(steps)))
     return {k: sorted(v, key=repr) for k, v in out.items()}
 
 

@@ -6,8 +6,10 @@ an add.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 from ..errors import PlanError, RenameTargetMissing
+from ..resolve.ir import Entity
 from ..resolve.naming import assert_name, renamed_rule_name
 from .change import ChangeClass
 
@@ -47,7 +49,7 @@ class RenameDiffs:
                 out.setdefault(name, {})[source] = fname
         return out
 
-    def renamed_old_entities(self) -> dict[str, dict]:
+    def renamed_old_entities(self) -> dict[str, Entity]:
         """The old entities with every reference to a renamed field rewritten to its new name,
         so that a rename compares equal to itself everywhere else (rules, keys, dedupe, ...)."""
         out = {}
@@ -70,37 +72,27 @@ class RenameDiffs:
         return field_name
 
 
-def _rename_entity(ir: dict, ren: dict[str, str], all_renames: dict[str, dict[str, str]]) -> dict:
+def _rename_entity(ir: Entity, ren: dict[str, str], all_renames: dict[str, dict[str, str]]) -> Entity:
     r = lambda c: ren.get(c, c)  # noqa: E731
-    ir = copy.deepcopy(ir)
-    name = ir["entity"]
-    ir["key"] = [r(c) for c in ir["key"]]
-    for c in ir["columns"]:
-        c["name"] = r(c["name"])
-    for m in ir["mappings"]:
-        for c in m["columns"]:
-            c["name"] = r(c["name"])
-    if ir["dedupe"]:
-        for o in ir["dedupe"]["order"]:
-            if not o["metadata"]:
-                o["column"] = r(o["column"])
-    ir["partition_by"] = [r(c) for c in ir["partition_by"]]
-    for rule in ir["rules"]:
-        col = rule.get("column")
-        if rule["rule"] == "referential":
-            parent = all_renames.get(rule["parent"], {})
-            rule["pairs"] = [[r(f), parent.get(t, t)] for f, t in rule["pairs"]]
-            rule["column"] = r(col) if col else col
+    rules = []
+    for rule in ir.rules:
+        col = rule.column
+        if rule.kind == "referential":
+            parent = all_renames.get(rule.parent, {})
+            rule = replace(rule, pairs=tuple((r(f), parent.get(t, t)) for f, t in rule.pairs), column=r(col) if col else col)
         elif col in ren:
-            rule["column"] = ren[col]
-            rule["name"] = renamed_rule_name(rule["name"], col, ren[col])
-        if "columns" in rule:
-            rule["columns"] = [r(c) for c in rule["columns"]]
-    for a in ir.get("asserts", []):
-        if a["column"] in ren:
-            a["column"] = ren[a["column"]]
-            a["name"] = assert_name(name, a["column"], a["kind"])
-    return ir
+            rule = replace(rule, column=ren[col], name=renamed_rule_name(rule.name, col, ren[col]))
+        if "columns" in rule.args:
+            rule = replace(rule, args=dict(rule.args, columns=[r(c) for c in rule.args["columns"]]))
+        rules.append(rule)
+    asserts = [dict(a, column=ren[a["column"]], name=assert_name(ir.name, ren[a["column"]], a["kind"]))
+               if a["column"] in ren else a for a in ir.asserts]
+    return replace(
+        ir, key=tuple(map(r, ir.key)), columns=tuple(replace(c, name=r(c.name)) for c in ir.columns),
+        mappings=tuple(replace(m, columns=tuple(replace(c, name=r(c.name)) for c in m.columns)) for m in ir.mappings),
+        dedupe=replace(ir.dedupe, order=tuple(o if o.metadata else replace(o, column=r(o.column))
+                                              for o in ir.dedupe.order)) if ir.dedupe else None,
+        partition_by=tuple(map(r, ir.partition_by)), rules=tuple(rules), asserts=tuple(asserts))
 
 
 def rename_relationship(rel: dict, renames: dict[str, dict[str, str]]) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
+from ..resolve.ir import Disposition, Entity, Rule, as_data
 from .change import ChangeClass
 from .values import freeze, show, type_name
 
@@ -21,40 +22,40 @@ class RuleDiffs:
     `self.add` and notes the rejects no replay can reach in `self.notes`."""
 
     def rules(self, name, o, n):
-        old = {_identity(r): r for r in o["rules"]}
-        new = {_identity(r): r for r in n["rules"]}
+        old = {_identity(r): r for r in o.rules}
+        new = {_identity(r): r for r in n.rules}
         for ident in sorted(set(old) | set(new), key=lambda i: (i[2], i[0], i[1] or "")):
             a, b = old.get(ident), new.get(ident)
-            rule_name = (a or b)["name"]
+            rule_name = (a or b).name
             subject = f"quality:{name}.{rule_name}"
             if a is None:
                 self.add(subject, ChangeClass.RESTATING, f"rule added: {_describe(b)}", name, backfill=True)
                 continue
             if b is None:
-                replay = a["disposition"] == "quarantine" and n["quarantine"] is not None
+                replay = a.quarantines and n.quarantine is not None
                 self.unreplayable(name, a, n)
                 self.add(subject, ChangeClass.RESTATING, f"rule removed: {_describe(a)}"
                          + ("; replay: the rows it quarantined may now pass" if replay else ""),
                          name, backfill=True, replay=replay)
                 continue
             what = []
-            if a["disposition"] != b["disposition"]:
-                what.append(f"disposition {a['disposition']} -> {b['disposition']}")
-            if a.get("on_missing") != b.get("on_missing") and a["rule"] == "referential":
-                what.append(f"on_missing {a['on_missing']} -> {b['on_missing']}")
+            if a.disposition != b.disposition:
+                what.append(f"disposition {a.disposition.spec} -> {b.disposition.spec}")
+            if a.on_missing != b.on_missing and a.kind == "referential":
+                what.append(f"on_missing {a.on_missing} -> {b.on_missing}")
             pa, pb = _params(a, o), _params(b, n)
             admits = None
             if pa != pb:
-                admits = _admits_more(a["rule"], pa, pb)
-                what.append(_params_detail(a["rule"], pa, pb, admits))
+                admits = _admits_more(a.kind, pa, pb)
+                what.append(_params_detail(a.kind, pa, pb, admits))
             if not what:
                 continue
             replay = False
             reason = ""
-            if a["disposition"] == "quarantine" and n["quarantine"] is None:
+            if a.quarantines and n.quarantine is None:
                 self.unreplayable(name, a, n)
-            elif a["disposition"] == "quarantine":
-                if b["disposition"] == "flag":
+            elif a.quarantines:
+                if b.disposition is Disposition.FLAG:
                     replay, reason = True, "rows it quarantined are now kept with a flag"
                 elif admits is not False and pa != pb:
                     replay = True
@@ -64,47 +65,47 @@ class RuleDiffs:
                      name, backfill=True, replay=replay)
 
     def unreplayable(self, name, rule, n):
-        if rule["disposition"] == "quarantine" and n["quarantine"] is None:
-            note = (f"`{name}`: rule `{rule['name']}` quarantined rows, but the new spec has no quarantine block, "
+        if rule.quarantines and n.quarantine is None:
+            note = (f"`{name}`: rule `{rule.name}` quarantined rows, but the new spec has no quarantine block, "
                     f"so `{name}__reject` cannot be replayed; its unresolved rows stay where they are")
             if note not in self.notes:
                 self.notes.append(note)
 
 
-def _identity(rule: dict) -> tuple:
-    return (rule["rule"], rule.get("column"), rule["name"])
+def _identity(rule: Rule) -> tuple:
+    return (rule.kind, rule.column, rule.name)
 
 
-def _params(rule: dict, entity: dict) -> dict:
+def _params(rule: Rule, entity: Entity) -> dict:
     """What a rule's verdict depends on besides the value. A field rule's `column_type` is left
     out (a type change is its own row of the table), except for `coercible`, whose verdict *is*
     the cast: its parameters are the declared type and the chain that casts to it."""
-    p = {k: v for k, v in rule.items() if k not in _RULE_META and k != "column_type"}
+    p = {k: v for k, v in as_data(rule).items() if k not in _RULE_META and k != "column_type"}
     # spellings that judge alike compare alike: a set's order and repeats, a number's notation
-    if rule["rule"] == "in_set":
+    if rule.kind == "in_set":
         p["values"] = sorted(set(p["values"]), key=lambda v: (type(v).__name__, v))
     for bound in ("min", "max"):
         if isinstance(p.get(bound), dict) and p[bound].get("kind") == "number":
             p[bound] = dict(p[bound], value=format(Decimal(p[bound]["value"]).normalize(), "f"))
-    if rule["rule"] == "in_enum":
-        p["spellings"] = sorted(_spellings(entity, rule["column"]))
-    if rule["rule"] == "coercible":
+    if rule.kind == "in_enum":
+        p["spellings"] = sorted(_spellings(entity, rule.column))
+    if rule.kind == "coercible":
         # a chain without a cast cannot fail one: its other steps do not move the verdict
-        p["column_type"] = next((c["type"] for c in entity["columns"] if c["name"] == rule["column"]), None)
-        p["chain"] = sorted((freeze(c["steps"]) if c["casts"] else "no cast" for m in entity["mappings"]
-                             for c in m["columns"] if c["name"] == rule["column"]), key=repr)
+        p["column_type"] = next((c.type for c in entity.columns if c.name == rule.column), None)
+        p["chain"] = sorted((freeze(c.steps) if c.casts else "no cast" for m in entity.mappings
+                             for c in m.columns if c.name == rule.column), key=repr)
     return p
 
 
-def _spellings(entity: dict, column: str) -> set[str]:
+def _spellings(entity: Entity, column: str) -> set[str]:
     """Raw spellings of the last enum_map in the column's chain(s): with the targets, the values
     an in_enum rule admits."""
     out: set[str] = set()
-    for m in entity["mappings"]:
-        for c in m["columns"]:
-            if c["name"] != column:
+    for m in entity.mappings:
+        for c in m.columns:
+            if c.name != column:
                 continue
-            maps = [s for s in c["steps"] if s.get("op") == "enum_map"]
+            maps = [s for s in c.steps if s.get("op") == "enum_map"]
             if maps:
                 out.update(str(p[0]) for p in maps[-1]["pairs"])
     return out
@@ -188,9 +189,8 @@ def _plain(v):
     return v
 
 
-def _describe(rule: dict) -> str:
-    on = f" on `{rule['column']}`" if rule.get("column") else ""
-    disposition = (f"on_missing {rule['on_missing']}" if rule["rule"] == "referential"
-                   else f"on_fail {rule['disposition']}")
-    implicit = ", implicit" if rule.get("implicit") else ""
-    return f"{rule['rule']}{on}, {disposition}{implicit}"
+def _describe(rule: Rule) -> str:
+    on = f" on `{rule.column}`" if rule.column else ""
+    disposition = f"on_missing {rule.on_missing}" if rule.kind == "referential" else f"on_fail {rule.disposition.spec}"
+    implicit = ", implicit" if rule.implicit else ""
+    return f"{rule.kind}{on}, {disposition}{implicit}"

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..resolve.ir import Entity
+
 
 @dataclass(frozen=True)
 class Edge:
@@ -24,13 +26,13 @@ class Edge:
     on_missing: str
 
 
-def referential_edges(entities: dict[str, dict]) -> list[Edge]:
+def referential_edges(entities: dict[str, Entity]) -> list[Edge]:
     """Every referential rule of the (new) project as a child -> parent edge."""
     out = []
     for name, ir in entities.items():
-        for r in ir["rules"]:
-            if r["rule"] == "referential" and r["parent"] in entities:
-                out.append(Edge(name, r["parent"], r["relationship"], r["name"], r["on_missing"]))
+        for r in ir.rules:
+            if r.kind == "referential" and r.parent in entities:
+                out.append(Edge(name, r.parent, r.relationship, r.name, r.on_missing))
     return sorted(out, key=lambda e: (e.child, e.parent, e.relationship))
 
 
@@ -41,7 +43,7 @@ class Propagation:
     limited: dict[str, list[Edge]] = field(default_factory=dict)   # backfill-only children
 
 
-def propagate(seeds: set[str], entities: dict[str, dict]) -> Propagation:
+def propagate(seeds: set[str], entities: dict[str, Entity]) -> Propagation:
     """Close `seeds` over quarantine edges; name the unknown_member/flag children of the result."""
     edges = referential_edges(entities)
     replay = set(seeds)
@@ -52,7 +54,7 @@ def propagate(seeds: set[str], entities: dict[str, dict]) -> Propagation:
         for e in edges:
             if e.on_missing != "quarantine" or e.parent not in replay or e.child in seeds:
                 continue
-            if not entities[e.child].get("quarantine"):
+            if not entities[e.child].quarantine:
                 continue  # cannot happen for a compiled project: a quarantine rule needs the block
             if e not in reached.setdefault(e.child, []):
                 reached[e.child].append(e)
@@ -68,7 +70,7 @@ def propagate(seeds: set[str], entities: dict[str, dict]) -> Propagation:
     return Propagation(replay, reached, limited)
 
 
-def parents_first(members: set[str], entities: dict[str, dict]) -> list[str]:
+def parents_first(members: set[str], entities: dict[str, Entity]) -> list[str]:
     """Order `members` parents first (over every referential edge between them), ties by name.
 
     A cycle has no parent-first order: when every remaining member waits on another, the cycle

@@ -36,7 +36,7 @@ def names(items) -> str:
 
 
 def show(v) -> str:
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return "[" + ", ".join(show(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}: {show(x)}" for k, x in v.items()) + "}"

@@ -149,4 +149,4 @@ def specs_redaction(specs: Path) -> dict[str, list[str]]:
     """entity -> redacted bronze columns, from a spec tree (raises BloomeryError when it is refused)."""
     from ..resolve import check_project
     project = check_project(Path(specs))
-    return {name: list((e.get("quarantine") or {}).get("redact") or []) for name, e in project.entities.items()}
+    return {name: list(e.quarantine.redact) if e.quarantine else [] for name, e in project.entities.items()}

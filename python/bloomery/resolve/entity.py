@@ -2,6 +2,7 @@
 drift, dbt metadata), and the entity-level guardrails decidable from the spec alone."""
 from __future__ import annotations
 
+import dataclasses
 import difflib
 
 from .. import errors as E
@@ -11,7 +12,7 @@ from ..transforms.chain import Lowered
 from ..transforms.types import parse_type
 from ..vocabulary import METADATA
 from .checks import assert_irs, check_asserts, check_classification, check_redaction
-from .ir import materialization
+from .ir import Column, Dedupe, DedupeColumn, Disposition, Entity, MappedColumn, Mapping, Quarantine, Rule, materialization
 from .naming import unique_name
 from .references import joins_quality
 from .entity_rules import field_rules, referential_rule
@@ -20,7 +21,7 @@ from .values import (basis_points, drift_settings, inner_column, retention_hours
                      top_column, type_ir)
 
 
-def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> dict | None:
+def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> Entity | None:
     model = tree.model
     entity = model.value["entities"][name]
     base = ("entities", name)
@@ -85,25 +86,24 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
                    f"this key has {len(entity['key'])}: {', '.join(entity['key'])}",
                    "key the entity on one column (build a surrogate key upstream), or use scd: type1")
 
-    mapping_irs = []
-    rules: list[dict] = []
+    mapping_irs: list[Mapping] = []
+    rules: list[Rule] = []
     generated: list[str] = []
     # On a merged entity a field rule judges the rows of the mapping that declares it (it sits
     # beside that mapping's transform), so it carries `mappings`; the same rule declared by
     # several mappings (every implicit `coercible` of a column they all map) is one rule.
-    seen: dict | None = {} if len(docs) > 1 else None
+    seen: dict | None = {} if len(docs) > 1 else None   # (see field_rules)
     for doc in docs:
         mir = mapping_ir(tree, name, entity, doc, lowered, quarantine)
         mapping_irs.append(mir)
         if quality:
             rules += field_rules(tree, name, entity, doc, lowered, types, dedupe_cols, generated,
-                                 scope=mir["mapping"] if seen is not None else None, seen=seen)
+                                 scope=mir.name if seen is not None else None, seen=seen)
     for i, rule in enumerate(entity.get("quality", [])):
         if rule["rule"] == "referential":
             r = referential_rule(tree, name, entity, i, rule, relationships, types, rules, by_entity)
             if r:
-                r["name"] = unique_name(r["name"], generated)
-                rules.append(r)
+                rules.append(dataclasses.replace(r, name=unique_name(r.name, generated)))
     authored = set()
     for i, rule in enumerate(entity.get("quality", [])):
         if rule["rule"] != "expression":
@@ -131,15 +131,18 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
             tree.error(E.GuardrailError, model, path + ("expr",), f"expr cannot be parsed as SQL ({type(exc).__name__})",
                        "one boolean condition over the entity's own columns, e.g. `discount <= unit_price`")
             continue
-        rules.append({"name": rule["name"], "rule": "expression", "column": None,
-                      "disposition": rule["on_fail"], "template": checked.template,
-                      "columns": list(checked.columns), "path": format_path(path)})
+        rules.append(Rule(rule["name"], "expression", None, Disposition.of(rule["on_fail"]), format_path(path),
+                          args={"template": checked.template, "columns": list(checked.columns)}))
+    if seen:
+        # a merged entity's field rule, with every mapping that declares it
+        scopes = {rule_name: tuple(mappings) for rule_name, mappings in seen.values()}
+        rules = [dataclasses.replace(r, mappings=scopes[r.name]) if r.name in scopes else r for r in rules]
 
-    if any(r["disposition"] == "quarantine" for r in rules) and not quarantine:
-        first = next(r for r in rules if r["disposition"] == "quarantine")
-        implicit = " (implicit: every mapped column of a quality entity gets one)" if first.get("implicit") else ""
+    if any(r.quarantines for r in rules) and not quarantine:
+        first = next(r for r in rules if r.quarantines)
+        implicit = " (implicit: every mapped column of a quality entity gets one)" if first.implicit else ""
         tree.error(E.QuarantineRetentionMissing, model, base,
-                   f"rule `{first['name']}`{implicit} can quarantine rows of `{name}`, but the entity has no "
+                   f"rule `{first.name}`{implicit} can quarantine rows of `{name}`, but the entity has no "
                    "`quarantine:` block saying how long rejected rows are kept",
                    "add quarantine: {retention: 90d}")
     if quarantine:
@@ -148,50 +151,32 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
         check_classification(tree, name, entity, mapping_irs)
     check_asserts(tree, name, entity, docs)
 
-    rules.sort(key=lambda r: r["name"])
-    return {
-        "entity": name,
-        "grain": entity["grain"],
-        "key": list(entity["key"]),
-        "scd": entity.get("scd", "type1"),
-        # full: every build judges all of bronze; incremental_by_key / incremental_by_partition:
-        # a build judges what the ledger does not hold (by_partition judges like by_key)
-        "materialization": materialization(entity),
-        "quality": quality,
-        "metadata": metadata,
-        "columns": [{"name": f, "type": type_ir(types[f]), "key": f in entity["key"]} for f in fields],
-        "mappings": mapping_irs,
-        "dedupe": {"order": [{"column": c, "metadata": c in METADATA and c not in fields} for c in dedupe_cols]}
-                  if dedupe else None,
-        "quarantine": {"retention": quarantine["retention"],
-                       "retention_hours": retention_hours(quarantine["retention"]),
-                       "redact": sorted({top_column(p) for p in quarantine.get("redact", [])}),
-                       # the quarantine-rate test's thresholds, in basis points (computed here:
-                       # never spec text in SQL); warn by default on any quarantined row, fail
-                       # only when the spec says so
-                       "warn_above_bp": basis_points(quarantine.get("warn_above", "0%")),
-                       "error_above_bp": basis_points(quarantine["error_above"])
-                                         if "error_above" in quarantine else None}
-                      if quarantine else None,
-        "rules": rules,
-        # the drift tests' settings (quality over time), as numbers computed here: never spec
-        # text in SQL. Only the quality_drift model and its tests read them (emit keeps them
-        # out of the entity's models)
-        "drift": drift_settings(entity.get("drift") or {}),
-        # what `<entity>_bronze_schema` reports of a bronze column gained, lost or retyped
-        "schema_changes": entity.get("schema_changes", "warn"),
-        "grants": entity.get("grants"),
-        "partition_by": [inner_column(p) for p in entity.get("partition_by", [])],
-        # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column
-        "partition_buckets": [time_bucket(p) for p in entity.get("partition_by", [])],
-        "asserts": assert_irs(tree, name, entity),
-        # dbt metadata for the generated YAML only (descriptions, meta, tags, the user's tests);
-        # the emitter keeps it out of the models' Jinja literal, which the macros read
-        "docs": dict(_dbt_metadata(entity), columns={f: _dbt_metadata(entity["fields"][f]) for f in fields}),
-    }
+    rules.sort(key=lambda r: r.name)
+    return Entity(
+        name=name, grain=entity["grain"], key=tuple(entity["key"]), scd=entity.get("scd", "type1"),
+        materialization=materialization(entity), quality=quality, metadata=metadata,
+        columns=tuple(Column(f, type_ir(types[f]), f in entity["key"]) for f in fields),
+        mappings=tuple(mapping_irs),
+        dedupe=Dedupe(tuple(DedupeColumn(c, c in METADATA and c not in fields) for c in dedupe_cols))
+               if dedupe else None,
+        quarantine=Quarantine(quarantine["retention"], retention_hours(quarantine["retention"]),
+                              tuple(sorted({top_column(p) for p in quarantine.get("redact", [])})),
+                              # warn by default on any quarantined row, fail only when the spec says so
+                              basis_points(quarantine.get("warn_above", "0%")),
+                              basis_points(quarantine["error_above"]) if "error_above" in quarantine else None)
+                   if quarantine else None,
+        rules=tuple(rules),
+        drift=drift_settings(entity.get("drift") or {}),
+        schema_changes=entity.get("schema_changes", "warn"),
+        grants=entity.get("grants"),
+        partition_by=tuple(inner_column(p) for p in entity.get("partition_by", [])),
+        partition_buckets=tuple(time_bucket(p) for p in entity.get("partition_by", [])),
+        asserts=tuple(assert_irs(tree, name, entity)),
+        docs=dict(_dbt_metadata(entity), columns={f: _dbt_metadata(entity["fields"][f]) for f in fields}),
+    )
 
 
-def mapping_ir(tree: SpecTree, name, entity, doc, lowered, quarantine) -> dict:
+def mapping_ir(tree: SpecTree, name, entity, doc, lowered, quarantine) -> Mapping:
     v = doc.value
     label = tree.mapping_label(doc)
     columns = []
@@ -203,15 +188,13 @@ def mapping_ir(tree: SpecTree, name, entity, doc, lowered, quarantine) -> dict:
                 continue
             column, json_path = split_source_path(spec["from"])
             read.add(column)
-            columns.append({"name": col, "source_column": column, "json_path": json_path,
-                            "steps": low.steps, "nullifying": low.nullifying, "casts": low.casts,
-                            "path": f"{label}.{format_path((section, col))}"})
+            columns.append(MappedColumn(col, column, json_path, tuple(low.steps), low.nullifying, low.casts,
+                                        f"{label}.{format_path((section, col))}"))
     raw = set(read) | {top_column(p) for p in v.get("unmapped", [])}
     if quarantine:
         # case-insensitively: on DuckDB (and for unquoted names everywhere) `Notes` is `notes`,
         # and a redaction that missed a spelling would keep the payload it exists to drop
         redacted = {top_column(p).lower() for p in quarantine.get("redact", [])}
         raw = {c for c in raw if c.lower() not in redacted}
-    return {"source": v["source"], "mapping": f"{v['source']}->{name}", "mapping_version": 1,
-            "columns": columns, "raw_columns": sorted(raw), "read_columns": sorted(read),
-            "unmapped": sorted(top_column(p) for p in v.get("unmapped", []))}
+    return Mapping(v["source"], f"{v['source']}->{name}", 1, tuple(columns), tuple(sorted(raw)), tuple(sorted(read)),
+                   tuple(sorted(top_column(p) for p in v.get("unmapped", []))))

@@ -3,6 +3,7 @@ its generated name and disposition (implicit `coercible`, dedupe's forced `fail`
 referential rule against its relationship."""
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 from typing import Any
@@ -16,25 +17,31 @@ from ..spec.yaml_source import format_path
 from ..transforms.chain import NULLIFYING, Lowered
 from ..transforms.types import SpecType
 from ..vocabulary import UNKNOWN_MEMBER
-from .ir import Disposition
+from .ir import Disposition, Rule
 from .naming import rule_name, unique_name
 from .tree import SpecTree
 from .values import type_ir
 
 
-def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, generated, scope=None, seen=None) -> list[dict]:
+def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, generated, scope=None,
+                seen=None) -> list[Rule]:
+    """The field rules one mapping declares (and the implicit `coercible` of each column it maps).
+    On a merged entity (`scope` is the mapping's name) the same rule declared by several mappings
+    is one rule: `seen` maps what makes two declarations the same to the rule's name and the
+    mappings that declare it, which the caller gives the rule once every mapping is read."""
     label = tree.mapping_label(doc)
     out = []
 
-    def add(base: str, rule: dict):
+    def add(base: str, rule: Rule):
         if scope is not None:
-            same = (base, json.dumps({k: v for k, v in rule.items() if k != "path"}, sort_keys=True, default=str))
+            same = (base, rule.kind, rule.column, rule.disposition, rule.implicit,
+                    json.dumps(dict(rule.args), sort_keys=True, default=str))
             if same in seen:
-                seen[same]["mappings"].append(scope)
+                seen[same][1].append(scope)
                 return
-            seen[same] = rule
-            rule["mappings"] = [scope]
-        rule["name"] = unique_name(base, generated)
+        rule = dataclasses.replace(rule, name=unique_name(base, generated))
+        if scope is not None:
+            seen[same] = (rule.name, [scope])
         out.append(rule)
     for section in ("key", "fields"):
         for col, spec in doc.value.get(section, {}).items():
@@ -60,24 +67,25 @@ def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, 
                                    f"`{col}`'s chain contains `{nullifier}`, which turns some values into NULL "
                                    "without a cast failing, so `coercible` cannot tell a bad value from one it "
                                    "nulled on purpose", "use not_null to refuse NULLs instead", prefix=label)
-                r = field_rule(tree, doc, path, label, col, ctype, kind, rule, low)
-                if r is None:
+                args = field_rule_args(tree, doc, path, label, col, ctype, kind, rule, low)
+                if args is None:
                     continue
-                r["disposition"] = disposition
-                r["path"] = f"{label}.{format_path(path)}"
-                add(rule_name(col, kind, rule), r)
+                add(rule_name(col, kind, rule), Rule("", kind, col, Disposition.of(disposition),
+                                                     f"{label}.{format_path(path)}", args=args))
             if explicit_coercible:
                 continue
             if low.nullifying and col not in dedupe_cols:
                 continue
-            add(rule_name(col, "coercible", {}), {"rule": "coercible",
-                "column": col, "disposition": "fail" if col in dedupe_cols else "quarantine",
-                "implicit": True, "path": f"{label}.{section}.{col}"})
+            add(rule_name(col, "coercible", {}),
+                Rule("", "coercible", col, Disposition.FAIL if col in dedupe_cols else Disposition.QUARANTINE,
+                     f"{label}.{section}.{col}", implicit=True))
     return out
 
 
-def field_rule(tree: SpecTree, doc, path, label, col, ctype: SpecType, kind, rule, low: Lowered) -> dict | None:
-    r: dict[str, Any] = {"rule": kind, "column": col, "column_type": type_ir(ctype)}
+def field_rule_args(tree: SpecTree, doc, path, label, col, ctype: SpecType, kind, rule, low: Lowered) -> dict | None:
+    """What a field rule's SQL reads (its column's type and the rule's checked arguments), or None
+    when the rule does not apply to the column (the error is reported)."""
+    r: dict[str, Any] = {"column_type": type_ir(ctype)}
 
     def refuse(message, hint=None, cls=E.TypeCheckError, where=()):
         tree.error(cls, doc, path + where, message, hint, prefix=label)
@@ -149,7 +157,7 @@ def field_rule(tree: SpecTree, doc, path, label, col, ctype: SpecType, kind, rul
     return r
 
 
-def referential_rule(tree: SpecTree, name, entity, i, rule, relationships, types, rules, by_entity) -> dict | None:
+def referential_rule(tree: SpecTree, name, entity, i, rule, relationships, types, rules, by_entity) -> Rule | None:
     model = tree.model
     path = ("entities", name, "quality", i)
     via = rule["via"]
@@ -169,7 +177,7 @@ def referential_rule(tree: SpecTree, name, entity, i, rule, relationships, types
                    f"relationship `{via}` points back at `{name}`: a referential rule judges a child against "
                    "another entity's admitted rows", "use a coverage or reconcile check for tree-references")
         return None
-    if any(r["rule"] == "referential" and r["relationship"] == via for r in rules):
+    if any(r.kind == "referential" and r.relationship == via for r in rules):
         tree.error(E.GuardrailError, model, path + ("via",), f"a second referential rule on `{via}`",
                    "keep one referential rule per relationship")
         return None
@@ -178,7 +186,7 @@ def referential_rule(tree: SpecTree, name, entity, i, rule, relationships, types
                    f"relationship `{via}` points at `{rel['to']}`, which no mapping feeds: there would be no silver "
                    "rows to judge against", f"add a mapping with `target: {rel['to']}`, or drop the rule")
         return None
-    pairs = [[f, t] for f, t in rel["via"].items()]
+    pairs = tuple((f, t) for f, t in rel["via"].items())
     on_missing = rule["on_missing"]
     if on_missing == "unknown_member":
         fk = pairs[0][0]
@@ -189,7 +197,6 @@ def referential_rule(tree: SpecTree, name, entity, i, rule, relationships, types
                        f"unknown_member rewrites the foreign key to '{UNKNOWN_MEMBER}', so it needs one string column; "
                        f"`{via}` has {what}", "use on_missing: quarantine or flag")
             return None
-    return {"name": f"{via}_referential", "rule": "referential", "column": pairs[0][0] if len(pairs) == 1 else None,
-            "relationship": via, "parent": rel["to"], "pairs": pairs, "on_missing": on_missing,
-            "disposition": "flag" if on_missing == "unknown_member" else on_missing,
-            "path": format_path(path)}
+    return Rule(f"{via}_referential", "referential", pairs[0][0] if len(pairs) == 1 else None,
+                Disposition.FLAG if on_missing == "unknown_member" else Disposition.of(on_missing), format_path(path),
+                relationship=via, parent=rel["to"], pairs=pairs, on_missing=on_missing)

@@ -6,43 +6,52 @@ emitter, `bloomery plan` and the report all read the same entity IR, and none re
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .ir import Entity
 
 
-def graph_facts(entities: dict[str, dict], coverage: list[dict]) -> dict[str, dict]:
-    """The entities with the facts that depend on the others added to their IR:
-    `unknown_member` (the parent column a child rewrites orphans to '__unknown__' in, so the
-    parent carries that member row) and, per referential rule, `published` (the rule reads the
-    parent's previously published rows without a dbt ref, because a ref would close a cycle)."""
-    entities = {n: dict(e, rules=[dict(r) for r in e["rules"]]) for n, e in entities.items()}
-    for e in entities.values():
-        for r in e["rules"]:
-            if r["rule"] == "unique":
-                # uniqueness holds within a partition: rows of one day for `days(col)`, not one instant
-                r["slice"] = [{"column": c, "bucket": b} for c, b in zip(e["partition_by"], e["partition_buckets"], strict=True)]
-            if r["rule"] == "referential" and r["on_missing"] == "unknown_member" and r["parent"] in entities:
-                entities[r["parent"]]["unknown_member"] = r["pairs"][0][1]
-    for c in coverage:
-        if c["from"] in entities and c["to"] in entities:
-            member = entities[c["to"]].get("unknown_member")   # the parent column of its Unknown member
-            entities[c["from"]].setdefault("coverage", []).append(dict(c, member=member))
+def graph_facts(entities: dict[str, Entity], coverage: list[dict]) -> dict[str, Entity]:
+    """The entities with the facts that depend on the others: `unknown_member` (the parent column
+    a child rewrites orphans to '__unknown__' in, so the parent carries that member row), each
+    `unique` rule's slice, the coverage checks an entity is the child of, and per referential
+    rule `published` (the rule reads the parent's previously published rows without a dbt ref,
+    because a ref would close a cycle)."""
+    members = {r.parent: r.pairs[0][1] for e in entities.values() for r in e.rules
+               if r.kind == "referential" and r.on_missing == "unknown_member" and r.parent in entities}
     # Depth-first over child -> parent edges in name order: an edge back onto the stack closes
     # a cycle and is cut, so each cycle is broken deterministically where it reaches its first
     # member by name.
+    cut: set[tuple[str, str]] = set()         # (child, rule name)
     state: dict[str, int] = {}
 
     def visit(name: str):
         state[name] = 1
-        for r in sorted((r for r in entities[name]["rules"] if r["rule"] == "referential"), key=lambda r: r["parent"]):
-            parent = r["parent"]
-            if parent not in entities:
+        for r in sorted((r for r in entities[name].rules if r.kind == "referential"), key=lambda r: r.parent):
+            if r.parent not in entities:
                 continue
-            if state.get(parent) == 1:
-                r["published"] = True
-            elif parent not in state:
-                visit(parent)
+            if state.get(r.parent) == 1:
+                cut.add((name, r.name))
+            elif r.parent not in state:
+                visit(r.parent)
         state[name] = 2
 
     for name in sorted(entities):
         if name not in state:
             visit(name)
-    return entities
+
+    def decorated(e: Entity) -> Entity:
+        rules = []
+        for r in e.rules:
+            if r.kind == "unique":
+                # uniqueness holds within a partition: rows of one day for `days(col)`, not one instant
+                r = replace(r, slice=tuple({"column": c, "bucket": b}
+                                           for c, b in zip(e.partition_by, e.partition_buckets, strict=True)))
+            if (e.name, r.name) in cut:
+                r = replace(r, published=True)
+            rules.append(r)
+        children = tuple(dict(c, member=members.get(c["to"])) for c in coverage
+                         if c["from"] == e.name and c["to"] in entities)
+        return replace(e, rules=tuple(rules), unknown_member=members.get(e.name), coverage=children or None)
+
+    return {n: decorated(e) for n, e in entities.items()}

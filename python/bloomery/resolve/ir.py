@@ -1,15 +1,24 @@
 """The resolved project: what the resolve stages hand to emit, plan and report.
 
-Decides the shape of a compiled project (`ProjectIR`), an entity's materialization when the spec
-leaves it implicit, and the precedence of rule dispositions (`Disposition`: fail > quarantine >
-flag). The IR itself keeps dispositions as their spec strings ("fail"), so the emitted files are
-unchanged; `Disposition` is for comparisons only.
+Decides the shape of a compiled project (`ProjectIR`, whose entities are frozen `Entity` values),
+an entity's materialization when the spec leaves it implicit, and the precedence of rule
+dispositions (`Disposition`: fail > quarantine > flag).
+
+Every stage after resolve reads these values and none changes them: a later fact is a new value
+(`dataclasses.replace`). `as_data` is the one place an IR value becomes the plain data the
+generated models carry for the macros (field names as the macros spell them, dispositions as
+their spec strings, tuples as lists).
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Callable
+from collections import abc
+from typing import Any, Callable
+
+# plain data the macros read as it is (a type's spelling, a check's arguments, dbt metadata)
+Data = abc.Mapping[str, Any]
 
 from ..errors import BloomeryError, Location
 
@@ -32,10 +41,167 @@ class Disposition(enum.IntEnum):
         """The disposition named by a spec's on_fail string ("flag", "quarantine", "fail")."""
         return cls[text.upper()]
 
+    @property
+    def spec(self) -> str:
+        """The disposition as a spec spells it (and the macros read it): "quarantine"."""
+        return self.name.lower()
+
+
+# -- the entity IR -------------------------------------------------------------------------------
+# A field's metadata says how as_data writes it: `key` renames it, `omit` leaves it out when it
+# is None or False (the macros test those keys with `is defined`/`get`), `inline` merges a
+# mapping's keys into the enclosing one.
+def _key(name: str) -> dict:
+    return {"key": name}
+
+
+_OMIT = {"omit": True}
+_INLINE = {"inline": True}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the entity: its type as the cast macros read it (`{"name": "decimal",
+    "precision": 12, "scale": 2}`) and whether it is part of the key."""
+    name: str
+    type: Data
+    key: bool
+
+
+@dataclass(frozen=True)
+class MappedColumn:
+    """One column a mapping fills: where in bronze it is read and the transform chain's steps."""
+    name: str
+    source_column: str
+    json_path: str | None
+    steps: tuple                      # the lowered chain (transforms/chain.py), as the macros read it
+    nullifying: bool                  # a step turns some values into NULL without a cast failing
+    casts: Any
+    path: str                         # spec path, for errors raised after resolve
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """One bronze relation feeding the entity (`<source>-><entity>`)."""
+    source: str
+    name: str = field(metadata=_key("mapping"))
+    version: int = field(metadata=_key("mapping_version"))
+    columns: tuple[MappedColumn, ...]
+    raw_columns: tuple[str, ...]      # what a reject row's payload keeps (redacted columns left out)
+    read_columns: tuple[str, ...]
+    unmapped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DedupeColumn:
+    column: str
+    metadata: bool                    # an ingestion metadata column the entity does not publish
+
+
+@dataclass(frozen=True)
+class Dedupe:
+    order: tuple[DedupeColumn, ...]   # `latest_by` then its tie breaks
+
+
+@dataclass(frozen=True)
+class Quarantine:
+    retention: str
+    retention_hours: int
+    redact: tuple[str, ...]
+    # the quarantine-rate test's thresholds, in basis points (never spec text in SQL)
+    warn_above_bp: int
+    error_above_bp: int | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of an entity, with its generated (or authored) name and its disposition."""
+    name: str
+    kind: str = field(metadata=_key("rule"))      # not_null, range, ..., unique, referential, expression
+    column: str | None
+    disposition: Disposition
+    path: str                                     # spec path of the rule (or of its column, when implicit)
+    implicit: bool = field(default=False, metadata=_OMIT)   # the `coercible` every mapped column gets
+    # a merged entity's field rule judges the rows of the mappings that declare it
+    mappings: tuple[str, ...] | None = field(default=None, metadata=_OMIT)
+    # what the check's SQL reads, by kind: column_type; min/max; regex; values; allow/forbid;
+    # an expression's template and columns
+    args: Data = field(default_factory=dict, metadata=_INLINE)
+    # referential rules
+    relationship: str | None = field(default=None, metadata=_OMIT)
+    parent: str | None = field(default=None, metadata=_OMIT)
+    pairs: tuple[tuple[str, str], ...] | None = field(default=None, metadata=_OMIT)   # (child, parent column)
+    on_missing: str | None = field(default=None, metadata=_OMIT)
+    published: bool = field(default=False, metadata=_OMIT)  # reads the parent's published rows: a ref would close a cycle
+    # unique: the partition columns (and their time buckets) uniqueness holds within
+    slice: tuple[Data, ...] | None = field(default=None, metadata=_OMIT)
+
+    @property
+    def quarantines(self) -> bool:
+        return self.disposition is Disposition.QUARANTINE
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One resolved entity: what its models, audits and YAML are generated from."""
+    name: str = field(metadata=_key("entity"))
+    grain: str
+    key: tuple[str, ...]
+    scd: str
+    # full: every build judges all of bronze; incremental_by_key / incremental_by_partition:
+    # a build judges what the ledger does not hold (by_partition judges like by_key)
+    materialization: str
+    quality: bool                     # a quality spec joins the entity: its rules are judged
+    metadata: bool                    # bronze carries ingestion metadata (dedupe or quarantine)
+    columns: tuple[Column, ...]
+    mappings: tuple[Mapping, ...]
+    dedupe: Dedupe | None
+    quarantine: Quarantine | None
+    rules: tuple[Rule, ...]
+    # the drift tests' settings, as numbers computed here: only quality_drift reads them
+    drift: Data
+    schema_changes: str               # what `<entity>_bronze_schema` reports of a bronze change
+    grants: Data | None
+    partition_by: tuple[str, ...]
+    # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column
+    partition_buckets: tuple[str | None, ...]
+    asserts: tuple[Data, ...]
+    # dbt metadata for the generated YAML only (descriptions, meta, tags, the user's tests)
+    docs: Data
+    # graph facts (resolve/graph.py): the column a child rewrites orphans to the Unknown member
+    # in, and the coverage checks this entity is the child of
+    unknown_member: str | None = field(default=None, metadata=_OMIT)
+    coverage: tuple[Data, ...] | None = field(default=None, metadata=_OMIT)
+
+    def rule_named(self, name: str) -> Rule | None:
+        return next((r for r in self.rules if r.name == name), None)
+
+
+def as_data(value):
+    """An IR value as the plain data a generated model carries (dicts, lists, strings, numbers)."""
+    if isinstance(value, Disposition):
+        return value.spec
+    if dataclasses.is_dataclass(value):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if f.metadata.get("omit") and (item is None or item is False):
+                continue
+            if f.metadata.get("inline"):
+                out.update({k: as_data(v) for k, v in item.items()})
+            else:
+                out[f.metadata.get("key", f.name)] = as_data(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [as_data(v) for v in value]
+    if isinstance(value, abc.Mapping):
+        return {k: as_data(v) for k, v in value.items()}
+    return value
+
 
 @dataclass
 class ProjectIR:
-    entities: dict[str, dict]                 # entity name -> entity IR (see entity_ir)
+    entities: dict[str, Entity]               # entity name -> entity IR (resolve/entity.py)
     relationships: list[dict] = field(default_factory=list)
     sources: list[dict] = field(default_factory=list)   # bronze relations, with freshness
     files: list[str] = field(default_factory=list)
@@ -59,7 +225,7 @@ class ProjectIR:
         return error
 
 
-def materialization(entity: dict) -> str:
+def materialization(entity: Data) -> str:
     """An entity spec's materialization: the declared one, else `incremental_by_partition` when it
     has a `partition_by`, else `full` (the one derivation: the IR and plan's spec facts use it)."""
     declared = entity.get("materialization")

@@ -75,7 +75,7 @@ def build(tree: SpecTree, by_entity, lowered) -> ProjectIR:
         ir = project.entities[v["target"]]
         source = {"name": v["source"], "entities": [v["target"]]}
         if "freshness" in v:
-            if not ir["metadata"]:
+            if not ir.metadata:
                 tree.error(E.FreshnessWithoutIngestionMetadata, doc, ("freshness",),
                            f"freshness reads `_ingested_at`, but entity `{v['target']}` declares neither "
                            "`quarantine:` nor `dedupe:`, so bronze need not carry it",

@@ -20,11 +20,11 @@ def converting(tmp_path):
 
 def test_convert_typechecks_and_carries_where_it_is(converting):
     project = converting.check()  # no error before emit
-    column = next(c for m in project.entities["order_item"]["mappings"] for c in m["columns"] if c["name"] == "discount")
-    step = next(s for s in column["steps"] if s["op"] == "convert")
-    assert column["path"] == "mapping[shop__order_items->order_item].fields.discount"
+    column = next(c for m in project.entities["order_item"].mappings for c in m.columns if c.name == "discount")
+    step = next(s for s in column.steps if s["op"] == "convert")
+    assert column.path == "mapping[shop__order_items->order_item].fields.discount"
     assert step["chain_index"] == 1
-    loc = project.locate(f"{column['path']}.transform[{step['chain_index']}]")
+    loc = project.locate(f"{column.path}.transform[{step['chain_index']}]")
     assert (loc.file, loc.line) == (converting.display(ITEMS), converting.line_of(ITEMS, "convert: EUR"))
 
 

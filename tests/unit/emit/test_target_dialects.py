@@ -40,7 +40,7 @@ def test_a_dialect_without_the_cast_refuses_every_quality_entity_and_only_those(
     errors = info.value.collected
     assert all(isinstance(e, UnsupportedByTarget) for e in errors)
     refused = {e.location.path.split(".")[1] for e in errors}
-    joined = {n for n, e in project.entities.items() if e["quality"] or e["dedupe"] or e["quarantine"]}
+    joined = {n for n, e in project.entities.items() if e.quality or e.dedupe or e.quarantine}
     assert refused == joined == {"customer", "order", "order_item", "shipment"}   # not `product`
     for error in errors:
         project.relocate(error)
@@ -50,7 +50,7 @@ def test_a_dialect_without_the_cast_refuses_every_quality_entity_and_only_those(
 
 def test_a_dedupe_only_entity_is_refused_too():
     # the ingestion-metadata audit of a dedupe entity is itself a NULL-on-failure cast
-    entity = {"quality": False, "dedupe": {"keep": "latest_by"}, "quarantine": None, "rules": [], "scd": "type1"}
+    entity = SimpleNamespace(quality=False, dedupe={"keep": "latest_by"}, quarantine=None, rules=[], scd="type1")
     project = SimpleNamespace(entities={"price": entity})
     with pytest.raises(BloomeryErrors) as info:
         check_target(project, "nocast", NO_CAST)
@@ -60,7 +60,7 @@ def test_a_dedupe_only_entity_is_refused_too():
 
 
 def test_an_entity_outside_the_quality_system_fits_anywhere():
-    entity = {"quality": False, "dedupe": None, "quarantine": None, "rules": [], "scd": "type1"}
+    entity = SimpleNamespace(quality=False, dedupe=None, quarantine=None, rules=[], scd="type1")
     assert check_target(SimpleNamespace(entities={"group": entity}), "nocast", NO_CAST)
 
 
@@ -79,7 +79,7 @@ def test_normalize_rules_need_unicode_normalization(dialect, refused):
 
 
 def test_type2_entities_need_snapshots():
-    entity = {"quality": True, "dedupe": None, "quarantine": {"retention": "1d"}, "rules": [], "scd": "type2"}
+    entity = SimpleNamespace(quality=True, dedupe=None, quarantine={"retention": "1d"}, rules=[], scd="type2")
     with pytest.raises(BloomeryErrors):
         check_target(SimpleNamespace(entities={"price": entity}), "spark")
     check_target(SimpleNamespace(entities={"price": entity}), "databricks")

@@ -7,8 +7,10 @@ Each test copies a valid spec tree twice, edits the second copy as text, and pla
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +19,7 @@ from bloomery.errors import PlanError, RenameTargetMissing
 from bloomery.plan import (ChangeClass, load_compiled, load_project, plan, snapshot_path, to_text,
                            write_snapshot)
 from bloomery.plan.scope import parents_first, propagate
+from bloomery.resolve.ir import Disposition, Rule
 
 from spec_trees import Tree
 
@@ -360,7 +363,8 @@ def test_raw_column_set_gained_and_lost(pair):
 def test_reject_mapping_version_changed(tmp_path):
     old = load_project(Tree.copy("full", tmp_path).root)
     new = copy.deepcopy(old)
-    new.entities["customer"]["mappings"][0]["mapping_version"] = 2
+    customer = new.entities["customer"]
+    new.entities["customer"] = replace(customer, mappings=(replace(customer.mappings[0], version=2),))
     p = plan(old, new)
     assert classes(p) == {"quarantine:customer": [A]} and "mapping_version" in p.changes[0].detail
 
@@ -655,21 +659,26 @@ def _customer_order_cycle(tmp_path):
     base = load_project(Tree.copy("full", tmp_path).root)
     old, new = copy.deepcopy(base), copy.deepcopy(base)
     for ir in (old, new):
-        ir.entities["customer"]["rules"].append(
-            {"name": "favourite_order_referential", "rule": "referential", "column": "email",
-             "relationship": "favourite_order", "parent": "order", "pairs": [["email", "order_id"]],
-             "on_missing": "quarantine", "disposition": "quarantine", "path": "x"})
+        customer = ir.entities["customer"]
+        favourite = Rule("favourite_order_referential", "referential", "email", Disposition.QUARANTINE, "x",
+                         relationship="favourite_order", parent="order", pairs=(("email", "order_id"),),
+                         on_missing="quarantine")
+        ir.entities["customer"] = replace(customer, rules=customer.rules + (favourite,))
     return old, new
+
+
+def _edit_rule(ir, entity: str, name: str, **changes):
+    """Give rule `name` of `entity` new values, in a project IR assembled by a test."""
+    e = ir.entities[entity]
+    ir.entities[entity] = replace(e, rules=tuple(replace(r, **changes) if r.name == name else r for r in e.rules))
 
 
 def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
     old, new = _customer_order_cycle(tmp_path)
     # a leaf relaxed: nothing reaches order_item, so the cycle above it is not involved
-    rule = next(r for r in new.entities["order_item"]["rules"] if r["name"] == "quantity_range")
-    rule["disposition"] = "flag"
+    _edit_rule(new, "order_item", "quantity_range", disposition=Disposition.FLAG)
     assert plan(old, new).replay_scope == ["order_item"]
-    rule = next(r for r in new.entities["order"]["rules"] if r["name"] == "order_of_customer_referential")
-    rule["disposition"], rule["on_missing"] = "flag", "flag"
+    _edit_rule(new, "order", "order_of_customer_referential", disposition=Disposition.FLAG, on_missing="flag")
     p = plan(old, new)
     # order is relaxed and customer reaches it at quarantine. order still reads customer (at flag
     # now), which orders it after customer too: a cycle, broken at customer, the first by name
@@ -698,8 +707,9 @@ def test_cycle_of_referential_rules_from_specs(pair):
 
 def test_parents_first_order_with_a_cycle():
     def ent(*parents):
-        return {"rules": [{"rule": "referential", "parent": p, "relationship": f"r_{p}", "name": f"r_{p}_referential",
-                           "on_missing": "quarantine"} for p in parents], "quarantine": {"retention": "1d"}}
+        return SimpleNamespace(rules=[Rule(f"r_{p}_referential", "referential", None, Disposition.QUARANTINE, "x",
+                                           relationship=f"r_{p}", parent=p, on_missing="quarantine") for p in parents],
+                               quarantine={"retention": "1d"})
     # a -> b -> c -> a is a cycle (child -> parent); e is a's other parent; d hangs below c
     entities = {"a": ent("b", "e"), "b": ent("c"), "c": ent("a"), "d": ent("c"), "e": ent()}
     assert parents_first(set(entities), entities) == ["e", "a", "c", "b", "d"]
@@ -713,8 +723,8 @@ def test_parents_first_order_with_a_cycle():
 
 def test_cycle_in_a_plan(tmp_path):
     old, new = _customer_order_cycle(tmp_path)
-    tier = next(r for r in new.entities["customer"]["rules"] if r["name"] == "tier_in_set")
-    tier["values"] = tier["values"] + [6]
+    tier = new.entities["customer"].rule_named("tier_in_set")
+    _edit_rule(new, "customer", "tier_in_set", args=dict(tier.args, values=tier.args["values"] + [6]))
     p = plan(old, new)
     # customer <-> order at quarantine: a cycle, broken at customer (first by name)
     assert p.replay_scope == ["customer", "order"]

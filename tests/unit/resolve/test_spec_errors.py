@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from bloomery import errors as E
+from bloomery.resolve import Disposition
 from spec_trees import Tree
 
 # shop tree
@@ -638,12 +639,9 @@ def test_quarantine_thresholds_are_accepted_and_computed(tmp_path):
     tree.edit(SE, ORDER_Q, ORDER_Q.replace("90d", "90d, warn_above: 0.5%, error_above: 0.50%"))
     tree.edit(SE, "retention: 30d\n", "retention: 30d\n      error_above: 100%\n")
     entities = tree.check().entities
-    assert {k: entities["order"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
-        {"warn_above_bp": 50, "error_above_bp": 50}
-    assert {k: entities["customer"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
-        {"warn_above_bp": 0, "error_above_bp": 10000}
-    assert {k: entities["order_item"]["quarantine"][k] for k in ("warn_above_bp", "error_above_bp")} == \
-        {"warn_above_bp": 0, "error_above_bp": None}
+    thresholds = {n: (entities[n].quarantine.warn_above_bp, entities[n].quarantine.error_above_bp)
+                  for n in ("order", "customer", "order_item")}
+    assert thresholds == {"order": (50, 50), "customer": (0, 10000), "order_item": (0, None)}
 
 
 def test_drift_settings_are_accepted_and_computed(tmp_path):
@@ -652,9 +650,9 @@ def test_drift_settings_are_accepted_and_computed(tmp_path):
     tree.edit(SE, ORDER_Q, ORDER_Q.replace("90d}", "90d}\n    drift: {window: 30, min_history: 30, sensitivity: 4.25, "
                                                    "min_change: 20%, severity: error}"))
     entities = tree.check().entities
-    assert entities["order"]["drift"] == {"window": 30, "min_history": 30, "sensitivity_x100": 425,
+    assert entities["order"].drift == {"window": 30, "min_history": 30, "sensitivity_x100": 425,
                                           "min_change_bp": 2000, "severity": "error"}
-    assert entities["customer"]["drift"] == {"window": 14, "min_history": 7, "sensitivity_x100": 300,
+    assert entities["customer"].drift == {"window": 14, "min_history": 7, "sensitivity_x100": 300,
                                              "min_change_bp": 5000, "severity": "warn"}
 
 
@@ -687,7 +685,7 @@ def test_referential_rules_may_form_a_cycle(tmp_path):
     tree.edit(FE, "    grants: {select: [analyst]}\n",
               "    grants: {select: [analyst]}\n    quality: [{rule: referential, via: customer_of_order, on_missing: flag}]\n")
     project = tree.check()
-    parents = {n: {r["parent"] for r in e["rules"] if r["rule"] == "referential"} for n, e in project.entities.items()}
+    parents = {n: {r.parent for r in e.rules if r.kind == "referential"} for n, e in project.entities.items()}
     assert "order" in parents["customer"] and "customer" in parents["order"]
 
 
@@ -695,7 +693,7 @@ def test_a_redaction_drops_every_spelling_of_its_column(tmp_path):
     """DuckDB reads `$.Notes` and `$.notes` as one column: redacting one drops both from `raw`."""
     tree = Tree.copy("shop", tmp_path)
     tree.edit(SC, '"$.notes"', '"$.Notes"')
-    raw = tree.check().entities["customer"]["mappings"][0]["raw_columns"]
+    raw = tree.check().entities["customer"].mappings[0].raw_columns
     assert "Notes" not in raw and "notes" not in raw
 
 
@@ -711,14 +709,14 @@ def test_a_merged_entity_may_carry_dedupe_quarantine_and_quality(tmp_path):
     tree = Tree.copy("shop", tmp_path).write("mapping_customers_b2b.yaml", B2B)
     customer = tree.check().entities["customer"]
     both = ["crm__customers->customer", "erp__accounts->customer"]
-    assert [m["mapping"] for m in customer["mappings"]] == both
-    assert customer["dedupe"] and customer["quarantine"]
-    rules = {r["name"]: r for r in customer["rules"]}
+    assert [m.name for m in customer.mappings] == both
+    assert customer.dedupe and customer.quarantine
+    rules = {r.name: r for r in customer.rules}
     # the same rule on a column both mappings map (here the implicit coercible) is one rule, judging both
-    assert rules["customer_id_coercible"]["mappings"] == both
-    assert rules["country_length"]["mappings"] == ["crm__customers->customer"]
-    assert rules["country_length_max"]["mappings"] == ["erp__accounts->customer"]
-    assert all(r.get("mappings") is None for r in customer["rules"] if r["rule"] == "referential")
+    assert rules["customer_id_coercible"].mappings == tuple(both)
+    assert rules["country_length"].mappings == ("crm__customers->customer",)
+    assert rules["country_length_max"].mappings == ("erp__accounts->customer",)
+    assert all(r.mappings is None for r in customer.rules if r.kind == "referential")
 
 
 def test_a_merged_entity_may_carry_field_quality(tmp_path):
@@ -729,6 +727,6 @@ def test_a_merged_entity_may_carry_field_quality(tmp_path):
     for mapping in (FPU, FPE):
         tree.append(mapping, 'unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]\n')
     product = tree.check().entities["product"]
-    assert product["quality"] and len(product["mappings"]) == 2
-    (rule,) = [r for r in product["rules"] if r["rule"] == "not_null"]
-    assert rule["mappings"] == ["pim__products_us->product"] and rule["disposition"] == "flag"
+    assert product.quality and len(product.mappings) == 2
+    (rule,) = [r for r in product.rules if r.kind == "not_null"]
+    assert rule.mappings == ("pim__products_us->product",) and rule.disposition is Disposition.FLAG

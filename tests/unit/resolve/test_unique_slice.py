@@ -40,8 +40,8 @@ def test_the_slice_carries_each_partition_column_and_its_bucket(tmp_path):
     (tmp_path / "model.yaml").write_text(MODEL)
     (tmp_path / "mapping.yaml").write_text(MAPPING)
     project = check_project(tmp_path)
-    assert project.entities["reading"]["partition_by"] == ["taken_on", "taken_at", "site"]
-    rule = next(r for r in project.entities["reading"]["rules"] if r["rule"] == "unique")
-    assert rule["slice"] == [{"column": "taken_on", "bucket": "year"},
+    assert project.entities["reading"].partition_by == ("taken_on", "taken_at", "site")
+    rule = next(r for r in project.entities["reading"].rules if r.kind == "unique")
+    assert list(rule.slice) == [{"column": "taken_on", "bucket": "year"},
                              {"column": "taken_at", "bucket": "hour"},
                              {"column": "site", "bucket": None}]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bloomery.resolve import check_project
+from bloomery.resolve import Disposition, check_project
 from bloomery.transforms.chain import REGISTRY, normalize_step
 from spec_trees import VALID
 
@@ -39,16 +39,16 @@ def full():
 
 def test_full_has_several_entities_and_a_merged_one(full):
     assert len(full.entities) >= 5
-    assert len(full.entities["product"]["mappings"]) == 2
-    assert not full.entities["product"]["quality"]
+    assert len(full.entities["product"].mappings) == 2
+    assert not full.entities["product"].quality
 
 
 def test_full_has_every_rule_kind(full):
-    rules = [r for e in full.entities.values() for r in e["rules"]]
-    assert {r["rule"] for r in rules} == RULE_KINDS
-    on_missing = {r["on_missing"] for r in rules if r["rule"] == "referential"}
+    rules = [r for e in full.entities.values() for r in e.rules]
+    assert {r.kind for r in rules} == RULE_KINDS
+    on_missing = {r.on_missing for r in rules if r.kind == "referential"}
     assert on_missing == {"unknown_member", "quarantine", "flag"}
-    assert {r["disposition"] for r in rules} == {"flag", "quarantine", "fail"}
+    assert {r.disposition.spec for r in rules} == {"flag", "quarantine", "fail"}
 
 
 def test_full_uses_every_transform_but_convert():
@@ -88,11 +88,11 @@ def test_full_reads_the_catalog(full):
 
 
 def test_dedupe_column_coercible_is_forced_to_fail(full):
-    rules = {r["name"]: r for r in full.entities["order"]["rules"]}
-    assert rules["ordered_at_coercible"]["disposition"] == "fail"
-    assert rules["order_id_coercible"]["disposition"] == "quarantine"
+    order = full.entities["order"]
+    assert order.rule_named("ordered_at_coercible").disposition is Disposition.FAIL
+    assert order.rule_named("order_id_coercible").disposition is Disposition.QUARANTINE
     # a nullifying chain gets no implicit coercible rule
-    assert "tier_coercible" not in {r["name"] for r in full.entities["customer"]["rules"]}
+    assert full.entities["customer"].rule_named("tier_coercible") is None
 
 
 def test_a_tree_without_reconcile_or_coverage_has_empty_lists():

@@ -117,8 +117,8 @@ def test_a_blank_group_is_written_space_and_stands_for_every_blank(tmp_path):
     tree = Tree.copy("shop", tmp_path)
     tree.edit(SI, PRICE, 'transform: [{parse_decimal: {decimal: ",", group: space}}]\n    quality')
     item = tree.check().entities["order_item"]
-    (column,) = [c for c in item["mappings"][0]["columns"] if c["name"] == "unit_price"]
-    (step,) = column["steps"]
+    (column,) = [c for c in item.mappings[0].columns if c.name == "unit_price"]
+    (step,) = column.steps
     for text in ("1 234,5", "1\u00a0234,5", "1\u202f234,5"):
         assert parse_decimal_value(text, step) == Decimal("1234.5")
     tree.edit(SI, "group: space", 'group: " "')
@@ -131,9 +131,9 @@ def test_valid_in_a_spec_tree(tmp_path):
     tree.edit(SI, PRICE, 'transform: [{parse_decimal: {decimal: ",", group: ".", currency: ["€", "EUR"]}}]\n    quality')
     project = tree.check()
     item = project.entities["order_item"]
-    (column,) = [c for c in item["mappings"][0]["columns"] if c["name"] == "unit_price"]
-    assert [s["op"] for s in column["steps"]] == ["parse_decimal"]
-    assert any(r["name"] == "unit_price_coercible" for r in item["rules"])
+    (column,) = [c for c in item.mappings[0].columns if c.name == "unit_price"]
+    assert [s["op"] for s in column.steps] == ["parse_decimal"]
+    assert item.rule_named("unit_price_coercible") is not None
 
 
 @pytest.mark.parametrize("written,says", [
