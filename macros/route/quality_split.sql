@@ -266,32 +266,33 @@ judged as (
   select
     joined.*
   {%- for r in rules %},
-    coalesce({{ bloomery.rule_violation(r) }}, false) as {{ q('_bloomery_rule__' ~ r.name) }}
+    coalesce({{ bloomery.rule_violation(r) }}, {{ 'true' if entity.route.null_fires else 'false' }}) as {{ q('_bloomery_rule__' ~ r.name) }}
   {%- endfor %}
   from joined
 ),
-{%- set quarantine_rules = rules | selectattr('disposition', 'equalto', 'quarantine') | list %}
-{#- The route and "fired any rule" are computed once per row here: the columns below test them
-    instead of repeating an OR over every rule per column. #}
+{%- set divert = entity.route.divert %}
+{#- The route (decided by the compiler: resolve/ir.py, Route) and "fired any rule" are computed
+    once per row here: the columns below test them instead of repeating an OR over every rule per
+    column. #}
 routed as (
   select
     judged.*,
     case when {{ q('_bloomery_rank') }} > 1 then 'deduped'
       when {{ q('_bloomery_held') }} then 'held'
-  {%- if quarantine_rules %}
-      when {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% endfor %} then 'quarantine'
+  {%- if divert %}
+      when {% for name in divert %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% endfor %} then 'quarantine'
   {%- endif %}
       else 'keep' end as {{ q('_bloomery_route') }},
-    {{ q('_bloomery_rank') }} = 1 and ({% for r in rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
+    {{ q('_bloomery_rank') }} = 1 and ({% for name in entity.route.flags %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
   {%- if entity.quarantine %},
     {#- whether this delivery, winner or not, fails a quarantine rule: the reject table's
         `first_seen` is the earliest such delivery of a source row (a clean one does not count) #}
-    {% for r in quarantine_rules %}{{ q('_bloomery_rule__' ~ r.name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %} as {{ q('_bloomery_diverts') }}
+    {% for name in divert %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %} as {{ q('_bloomery_diverts') }}
   {%- endif %}
   from judged
 )
 {%- set flag_items = [] -%}
-{%- for r in rules %}{%- do flag_items.append([r.name, q('_bloomery_rule__' ~ r.name)]) -%}{%- endfor %}
+{%- for name in entity.route.flags %}{%- do flag_items.append([name, q('_bloomery_rule__' ~ name)]) -%}{%- endfor %}
 select
   {{ bloomery._staged_columns(entity) }},
   {#- most rows fire nothing: the list is built only for the rows that do #}
@@ -364,10 +365,10 @@ from routed
   {%- set route = q('_bloomery_route') -%}
   {%- set cols = [q('_bloomery_mapping'), q('_bloomery_source')] -%}
   {%- for col in entity.columns -%}
-    {%- set um = (entity.rules | selectattr('rule', 'equalto', 'referential') | selectattr('on_missing', 'equalto', 'unknown_member') | selectattr('column', 'equalto', col.name) | list) -%}
-    {%- if um -%}
+    {%- set repair = entity.route.repair.get(col.name) -%}
+    {%- if repair -%}
       {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
-      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ um[0].name) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ repair) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
     {%- else -%}
       {%- do cols.append(q(col.name)) -%}
     {%- endif -%}

@@ -26,8 +26,9 @@ from ..errors import BloomeryError, Location
 # Bumped whenever the IR's shape changes in a way that makes two IRs incomparable, or the generated
 # models change in a way the macros rely on (2: `materialization`, and the ledger the models read;
 # 3: the quarantine thresholds, drift settings and dbt metadata, and the mart's `run_started_at`
-# pre-hook and `quality_drift` model: a project compiled before them must be compiled again).
-IR_VERSION = 3
+# pre-hook and `quality_drift` model: a project compiled before them must be compiled again;
+# 4: the entity's `route`, which quality_split renders instead of deciding).
+IR_VERSION = 4
 
 
 class Disposition(enum.IntEnum):
@@ -142,6 +143,32 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Route:
+    """How `<entity>__staged` routes a judged row: decided here, rendered by
+    macros/route/quality_split.sql. A row takes the first route that applies: `deduped` (it lost
+    dedupe to a better row of its key), `held` (an unresolved reject row holds this very
+    delivery), `quarantine` (it fired a rule of `divert`), else `keep`. A `fail` rule routes
+    nothing: its blocking audit stops the build before anything is published, so fail outranks
+    quarantine, which outranks flag."""
+    divert: tuple[str, ...]           # the rules whose firing diverts the row to the reject table
+    # the rules a row records in `_quality_flags` when it fires them: every rule, so a kept row
+    # names its flag (and fail) rules and a diverted row says what diverted it
+    flags: tuple[str, ...]
+    # entity column -> the `unknown_member` referential rule whose orphans it rewrites to the
+    # Unknown member (the one repair the product states openly)
+    repair: Data
+    # a verdict over an unknown value (SQL NULL: a missing value compared) has not fired; only
+    # `not_null` and `coercible` judge NULL, and they say so themselves
+    null_fires: bool = False
+
+
+def route_of(rules: tuple[Rule, ...]) -> Route:
+    return Route(divert=tuple(r.name for r in rules if r.quarantines),
+                 flags=tuple(r.name for r in rules),
+                 repair={r.column: r.name for r in rules if r.kind == "referential" and r.on_missing == "unknown_member"})
+
+
+@dataclass(frozen=True)
 class Entity:
     """One resolved entity: what its models, audits and YAML are generated from."""
     name: str = field(metadata=_key("entity"))
@@ -158,6 +185,7 @@ class Entity:
     dedupe: Dedupe | None
     quarantine: Quarantine | None
     rules: tuple[Rule, ...]
+    route: Route
     # the drift tests' settings, as numbers computed here: only quality_drift reads them
     drift: Data
     schema_changes: str               # what `<entity>_bronze_schema` reports of a bronze change
