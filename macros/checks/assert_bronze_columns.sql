@@ -16,7 +16,7 @@
     in any case where the engine folds it (see bronze_names_fold_case). -#}
 {% macro assert_bronze_columns(entity, sources) -%}
   {%- if not execute or flags.WHICH not in ['build', 'run', 'retry'] -%}{{ return(none) }}{%- endif -%}
-  {%- set meta = ['_load_id', '_ingested_at', '_source_row_id'] -%}
+  {%- set meta = bloomery.vocabulary().metadata -%}
   {%- set fold = bloomery.bronze_names_fold_case() -%}
   {%- set problems = [] -%}
   {%- for mapping in entity.mappings -%}

@@ -2,5 +2,5 @@
     Unknown member out with it. -#}
 {#- True unless `expr` (a parent's member column) holds the reserved Unknown member. -#}
 {% macro not_the_unknown_member(expr) -%}
-  coalesce(cast({{ expr }} as {{ bloomery.type_name({'name': 'string'}) }}) <> '__unknown__', true)
+  coalesce(cast({{ expr }} as {{ bloomery.type_name({'name': 'string'}) }}) <> {{ bloomery.string_literal(bloomery.vocabulary().unknown_member) }}, true)
 {%- endmacro %}

@@ -52,7 +52,7 @@
     {%- for c in mapping.raw_columns %}
     {{ bloomery.source_value(c, none, 'raw') }} as {{ q(c) }},
     {%- endfor %}
-    {%- for m in ['_load_id', '_ingested_at', '_source_row_id'] if m not in mapping.raw_columns %}
+    {%- for m in bloomery.vocabulary().metadata if m not in mapping.raw_columns %}
     {{ q(m) }},
     {%- endfor %}
     {{ q('reject_id') }} as {{ q('_bloomery_reject_id') }}
@@ -152,7 +152,7 @@
   {%- for mapping in ir.mappings -%}
   {%- set bronze = bloomery._bronze_relation(mapping.source) -%}
   {%- set columns = [] -%}
-  {%- for c in mapping.raw_columns if c not in ['_load_id', '_ingested_at', '_source_row_id'] -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- for c in mapping.raw_columns if c not in bloomery.vocabulary().metadata -%}{%- do columns.append(c) -%}{%- endfor -%}
   {%- set waiting -%}
     from {{ reject }} as r
     where r.{{ q('resolved_at') }} is null
@@ -161,7 +161,7 @@
                                          where {{ q('_bloomery_route') }} = 'keep' and {{ q('_bloomery_source') }} = {{ bloomery.string_literal(mapping.source) }})
       {#- replaying twice before the next build delivers nothing twice -#}
       and not exists (select 1 from {{ bronze }} as b
-                      where b.{{ q('_load_id') }} = '__replay__' and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
+                      where b.{{ q('_load_id') }} = {{ bloomery.string_literal(bloomery.vocabulary().replay_load) }} and b.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }})
   {%- endset -%}
   {%- set ns.redelivered = ns.redelivered + run_query('select count(*) ' ~ waiting).columns[0].values()[0] | int -%}
   {%- call statement('replay_redeliver') -%}
@@ -170,7 +170,7 @@
       {%- for c in columns %}
       {{ bloomery.source_value(c, none, 'raw') }},
       {%- endfor %}
-      '__replay__',
+      {{ bloomery.string_literal(bloomery.vocabulary().replay_load) }},
       {{ bloomery.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S')) }},
       r.{{ q('_source_row_id') }}
     {{ waiting }}
@@ -183,7 +183,7 @@
   {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing} -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do bloomery.end_transaction('replay_commit') -%}
-  {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '__replay__' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
+  {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '" ~ bloomery.vocabulary().replay_load ~ "' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
   {{ return(report) }}
 {%- endmacro %}
 

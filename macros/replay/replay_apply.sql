@@ -11,7 +11,8 @@
   {%- set merged = ir.mappings | length > 1 -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
-  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')] + ([q('_source')] if merged else []) + [q('_quality_flags'), q('_quality_ok')]) -%}
+  {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
+  {%- do cols.extend(([q('_source')] if merged else []) + [q('_quality_flags'), q('_quality_ok')]) -%}
   {#- an outcome row of this reject row: same bronze relation, same source row id -#}
   {%- set same_row = 'o.' ~ q('_source_row_id') ~ ' = ' ~ reject ~ '.' ~ q('_source_row_id') ~ ' and o.' ~ q('_bloomery_source') ~ ' = ' ~ reject ~ '.' ~ q('source_relation') -%}
   {%- call statement('replay_admit') -%}
@@ -30,7 +31,7 @@
     {%- else %};
     {%- endif %}
     insert into {{ kept }} ({{ cols | join(', ') }})
-    select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
+    select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
            {% if merged %}{{ q('_bloomery_source') }}, {% endif %}{{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
     from {{ outcome }}
     where {{ q('_bloomery_outcome') }} = 'admit';

@@ -20,7 +20,7 @@ select
   {% if col.type.name == 'decimal' %}cast({{ q(col.name) }} as {{ bloomery.type_name(col.type) }}) as {% endif %}{{ q(col.name) }},
   {%- endfor %}
   {%- if entity.metadata %}
-  {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
+  {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
   {%- endif %}
   {%- if entity.mappings | length > 1 %}
   {#- a merged entity's rows name their bronze relation: with `_source_row_id` it identifies the row #}
@@ -36,7 +36,7 @@ where ({{ 'false' if swap else q('_bloomery_route') ~ " = 'keep'" }})
 union all
 select
   {%- for col in entity.columns %}
-  {% if col.name == entity.unknown_member %}'__unknown__'{% else %}cast(null as {{ bloomery.type_name(col.type) }}){% endif %},
+  {% if col.name == entity.unknown_member %}{{ bloomery.string_literal(bloomery.vocabulary().unknown_member) }}{% else %}cast(null as {{ bloomery.type_name(col.type) }}){% endif %},
   {%- endfor %}
   {%- if entity.metadata %}
   null, null, null,
@@ -47,7 +47,7 @@ select
   {{ bloomery.empty_flags() }},
   true
 {%- if is_incremental() %}
-where not exists (select 1 from {{ this }} where {{ q(entity.unknown_member) }} = '__unknown__')
+where not exists (select 1 from {{ this }} where {{ q(entity.unknown_member) }} = {{ bloomery.string_literal(bloomery.vocabulary().unknown_member) }})
 {%- endif %}
 {%- endif %}
 {%- endmacro %}

@@ -94,7 +94,7 @@ touching as (
 {%- if early %}
 {%- set mapping = entity.mappings[0] %}
 {%- set mapped = bloomery._mapped(mapping) %}
-{%- set read = mapping.read_columns + mapping.raw_columns + (['_load_id', '_ingested_at', '_source_row_id'] if entity.metadata else []) %}
+{%- set read = mapping.read_columns + mapping.raw_columns + (bloomery.vocabulary().metadata if entity.metadata else []) %}
 arrived as (
   select
     {#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
@@ -129,7 +129,7 @@ typed as (
   {%- endfor %}
   {%- endif %}
   {%- if entity.metadata %}
-    {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_source_row_id') }},
+    {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
   {%- endif %}
   {%- set mapped = bloomery._mapped(mapping) %}
   {%- for col in entity.columns %}
@@ -368,13 +368,13 @@ from routed
     {%- set repair = entity.route.repair.get(col.name) -%}
     {%- if repair -%}
       {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
-      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ repair) ~ " then '__unknown__' else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ repair) ~ " then " ~ bloomery.string_literal(bloomery.vocabulary().unknown_member) ~ " else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
     {%- else -%}
       {%- do cols.append(q(col.name)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if entity.metadata -%}
-    {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')]) -%}
+    {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
     {#- the source row a deduped row lost its key to (the ledger records it) -#}
     {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ q('_bloomery_winner') ~ ' end as ' ~ q('_bloomery_winner')) -%}
   {%- endif -%}

@@ -1,6 +1,7 @@
 """bloomery's vocabulary: the names that the compiler, the emitter, `bloomery plan`, the report
-and the macros all mean the same thing by, spelled once. (The macros read what they need of it
-from the entity literal the emitter writes, not from a copy of their own.)"""
+and the macros all mean the same thing by, spelled once. The macros spell what they need of it in
+one place, `bloomery.vocabulary()` (macros/sql/vocabulary.sql), which a unit test holds equal to
+this module."""
 from __future__ import annotations
 
 # The ingestion metadata a loader writes into every bronze row: the delivery it came in, when it
@@ -20,3 +21,6 @@ UNKNOWN_MEMBER = "__unknown__"
 # row (the population and its routes) carries this in place of a rule name.
 MART = "mart_data_quality"
 ENTITY_ROW = "(entity)"
+
+# The `_load_id` replay re-delivers a type 2 entity's admitted rejects to bronze under.
+REPLAY_LOAD = "__replay__"

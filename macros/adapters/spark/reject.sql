@@ -112,8 +112,8 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {%- endmacro %}
 
 {% macro _reject_columns() -%}
-  {{ return(['reject_id', 'source_relation', 'mapping', 'mapping_version', 'failed_rules', 'key_values', 'raw',
-             '_load_id', '_ingested_at', '_source_row_id', 'first_seen', 'last_seen', 'resolved_at', 'last_evaluated_at']) }}
+  {{ return(['reject_id', 'source_relation', 'mapping', 'mapping_version', 'failed_rules', 'key_values', 'raw']
+            + bloomery.vocabulary().metadata + ['first_seen', 'last_seen', 'resolved_at', 'last_evaluated_at']) }}
 {%- endmacro %}
 
 {#- The rows retention keeps: not older than `retention_hours`, from last_seen or resolved_at. -#}

@@ -19,7 +19,8 @@
   {%- set o_ = q('_bloomery_outcome') -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
-  {%- do cols.extend([q('_load_id'), q('_ingested_at'), q('_source_row_id')] + ([q('_source')] if merged else []) + [q('_quality_flags')]) -%}
+  {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
+  {%- do cols.extend(([q('_source')] if merged else []) + [q('_quality_flags')]) -%}
   {%- set entity_sql -%}
     select {% for c in cols %}t.{{ c }}, {% endfor %}t.{{ q('_quality_ok') }}
     from {{ kept }} as t
