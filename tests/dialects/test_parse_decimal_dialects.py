@@ -7,48 +7,23 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
+from ..integration.decimal_spellings import mapping, model
 from .offline import render
 
 pytestmark = pytest.mark.dialects
 
 DIALECTS = ["trino", "snowflake", "bigquery", "redshift", "databricks"]
 
-MODEL = """\
-spec_version: 1
-entities:
-  price:
-    grain: one row per price
-    key: [price_id]
-    fields:
-      price_id: {type: string}
-      amount: {type: "decimal(12,2)"}
-    quarantine: {retention: 52w}
-  tariff:
-    grain: one row per tariff
-    key: [tariff_id]
-    fields:
-      tariff_id: {type: string}
-      rate: {type: "decimal(10,4)"}
-"""
-PRICES = """\
-mapping_version: 1
-source: shop__prices
-target: price
-key: {price_id: {from: "$.id"}}
-fields:
+MODEL = model()
+PRICES = mapping("shop__prices", "price", """\
   amount:
     from: "$.amount"
     transform: [{parse_decimal: {decimal: ",", group: ".", currency: ["€", EUR, "US$", "$"]}}]
 unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]
-"""
-TARIFFS = """\
-mapping_version: 1
-source: shop__tariffs
-target: tariff
-key: {tariff_id: {from: "$.id"}}
-fields:
+""")
+TARIFFS = mapping("shop__tariffs", "tariff", """\
   rate: {from: "$.rate", transform: [{parse_decimal: {decimal: ".", group: "'"}}]}
-"""
+""")
 
 # the dialect's own regex and NULL-on-failure cast (or its parent's, through dbt's dispatch)
 MATCH = {"trino": "regexp_like(", "snowflake": "regexp_like(", "bigquery": "regexp_contains(",

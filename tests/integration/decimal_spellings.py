@@ -79,3 +79,42 @@ CASES = [
     ("plain", "12,50 €", None),
     ("plain", "12.5", None),
 ]
+
+
+# -- the spec the builds compile -------------------------------------------------------------------
+# `price` is a quality entity (a value off the format is NULL there, and a `coercible` rule disposes
+# of it), `tariff` is outside the quality system (produce or raise). The engines build it
+# (test_parse_decimal.py) and the warehouses without a server render it
+# (tests/dialects/test_parse_decimal_dialects.py); each test writes the fields' formats, which are
+# what it asserts on.
+
+MODEL = """\
+spec_version: 1
+entities:
+  price:
+    grain: one row per price
+    key: [price_id]
+    fields:
+      price_id: {type: string}
+      amount: {type: "decimal(12,2)"}
+__MORE_PRICE_FIELDS__    quarantine: {retention: 52w}
+  tariff:
+    grain: one row per tariff
+    key: [tariff_id]
+    fields:
+      tariff_id: {type: string}
+      rate: {type: "decimal(10,4)"}
+"""
+
+
+def model(*price_fields: str) -> str:
+    """The entity model, `price` carrying each of `price_fields` (a decimal(12,2)) after `amount`."""
+    more = "".join(f'      {name}: {{type: "{TYPE}"}}\n' for name in price_fields)
+    return MODEL.replace("__MORE_PRICE_FIELDS__", more)
+
+
+def mapping(source: str, target: str, fields: str) -> str:
+    """The mapping of bronze `source` onto `target`, keyed by `<target>_id` from `$.id`; `fields` is
+    the text under `fields:` (and what follows it)."""
+    return (f"mapping_version: 1\nsource: {source}\ntarget: {target}\n"
+            f'key: {{{target}_id: {{from: "$.id"}}}}\nfields:\n{fields}')

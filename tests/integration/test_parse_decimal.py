@@ -13,7 +13,7 @@ from bloomery.emit.jinja_literal import literal
 from bloomery.transforms.chain import lower_chain
 from bloomery.transforms.types import parse_type
 
-from .decimal_spellings import CASES, FORMATS, TYPE
+from .decimal_spellings import CASES, FORMATS, TYPE, mapping, model
 from .harness import ENGINES, SPARK, cases_table, engine_error, engine_project, load_logs, render, specs_folder
 
 NULL_ROWS = [(fmt, None) for fmt in FORMATS]                 # NULL is no failure: it stays NULL
@@ -84,30 +84,8 @@ def test_produce_or_raise(engine):
 
 # -- built from a spec: the coercible rule's disposition applies -----------------------------------
 
-MODEL = """\
-spec_version: 1
-entities:
-  price:
-    grain: one row per price
-    key: [price_id]
-    fields:
-      price_id: {type: string}
-      amount: {type: "decimal(12,2)"}
-      list_amount: {type: "decimal(12,2)"}
-    quarantine: {retention: 52w}
-  tariff:
-    grain: one row per tariff
-    key: [tariff_id]
-    fields:
-      tariff_id: {type: string}
-      rate: {type: "decimal(10,4)"}
-"""
-PRICES = """\
-mapping_version: 1
-source: shop__prices
-target: price
-key: {price_id: {from: "$.id"}}
-fields:
+MODEL = model("list_amount")
+PRICES = mapping("shop__prices", "price", """\
   amount:
     from: "$.amount"
     transform: [{parse_decimal: {decimal: ",", group: ".", currency: ["€", EUR]}}]
@@ -119,15 +97,10 @@ fields:
     quality:
       - {rule: coercible, on_fail: flag}
 unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]
-"""
-TARIFFS = """\
-mapping_version: 1
-source: shop__tariffs
-target: tariff
-key: {tariff_id: {from: "$.id"}}
-fields:
+""")
+TARIFFS = mapping("shop__tariffs", "tariff", """\
   rate: {from: "$.rate", transform: [{parse_decimal: {decimal: ",", group: space}}]}
-"""
+""")
 PRICE_COLUMNS = ["id", "amount", "list", "_load_id", "_ingested_at", "_source_row_id"]
 AT = "2024-05-01 10:00:00"
 PRICE_ROWS = [

@@ -6,7 +6,7 @@ import pytest
 
 from bloomery.cli import main as bloomery_main
 
-from .harness import DuckProject
+from .harness import DuckProject, specs_folder
 
 pytestmark = pytest.mark.duckdb
 
@@ -28,33 +28,26 @@ entities:
     fields: {shop_id: {type: string}}
     dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}
 """
-SALES = """\
-mapping_version: 1
-source: pos__sales
-target: sale
-freshness: {warn_after: 1d}
-key: {sale_id: {from: "$.id"}}
+
+
+def pos_sales(target: str, key: str, rest: str) -> str:
+    """A mapping of the bronze relation `pos__sales` onto `target`: both entities read it, under one
+    freshness policy."""
+    return f"mapping_version: 1\nsource: pos__sales\ntarget: {target}\nfreshness: {{warn_after: 1d}}\nkey: {key}\n{rest}"
+
+
+SALES = pos_sales("sale", '{sale_id: {from: "$.id"}}', """\
 fields:
   is_test: {from: "$.test", transform: [to_bool]}
   sold_at: {from: "$.at", transform: [{parse_ts: ISO8601}]}
 unmapped: ["$.shop", "$._load_id", "$._ingested_at", "$._source_row_id"]
-"""
-SHOPS = """\
-mapping_version: 1
-source: pos__sales
-target: shop
-freshness: {warn_after: 1d}
-key: {shop_id: {from: "$.shop"}}
-unmapped: ["$.id", "$.test", "$.at", "$._load_id", "$._ingested_at", "$._source_row_id"]
-"""
+""")
+SHOPS = pos_sales("shop", '{shop_id: {from: "$.shop"}}',
+                  'unmapped: ["$.id", "$.test", "$.at", "$._load_id", "$._ingested_at", "$._source_row_id"]\n')
 
 
 def specs(tmp_path, shops=SHOPS):
-    root = tmp_path / "specs"
-    root.mkdir()
-    for name, text in {"model.yaml": MODEL, "sales.yaml": SALES, "shops.yaml": shops}.items():
-        (root / name).write_text(text)
-    return root
+    return specs_folder(tmp_path, {"model.yaml": MODEL, "sales.yaml": SALES, "shops.yaml": shops})
 
 
 def test_one_bronze_relation_feeds_two_entities_and_bool_and_clock_expressions(tmp_path):

@@ -45,6 +45,20 @@ class Pair:
         self.new.edit(file, old, new)
         return self
 
+    def add_reference(self, name: str, child: str, parent: str, via: tuple[str, str], *, mapping: str, source: str,
+                      field_after: str, rule_after: str, opens_quality: bool = False) -> "Pair":
+        """Both copies gain the many-to-one relationship `name` from `child` to `parent` over `via`
+        (the child's column, the parent's): the child's new string column on the line after
+        `field_after`, read from `$.<source>` by its `mapping`, and a referential rule at quarantine
+        on the line after `rule_after` (opening the entity's `quality:` list when `opens_quality`)."""
+        column, parent_column = via
+        self.both(MODEL, field_after, f"{field_after}      {column}: {{type: string}}\n")
+        self.both(MODEL, rule_after, rule_after + ("    quality:\n" if opens_quality else "")
+                  + f"      - {{rule: referential, via: {name}, on_missing: quarantine}}\n")
+        self.both(MODEL, "relationships:\n", f"relationships:\n  - {{name: {name}, from: {child}, to: {parent}, "
+                  f"via: {{{column}: {parent_column}}}, cardinality: many_to_one}}\n")
+        return self.both(mapping, "unmapped:", f'  {column}: {{from: "$.{source}"}}\nunmapped:')
+
     def plan(self):
         return plan(load_project(self.old.root), load_project(self.new.root))
 
@@ -564,13 +578,9 @@ def test_child_of_a_replayed_parent_through_unknown_member_is_backfilled_with_it
 
 def test_child_both_replayed_and_limited_is_rebuilt_before_its_replay(pair):
     # shipment reaches customer at quarantine (replayed) and order at flag (limited)
-    pair.both(MODEL, "      shipment_id: {type: string}\n", "      shipment_id: {type: string}\n      customer_id: {type: string}\n")
-    pair.both(MODEL, "      - {rule: referential, via: shipment_of_order, on_missing: flag}\n",
-              "      - {rule: referential, via: shipment_of_order, on_missing: flag}\n"
-              "      - {rule: referential, via: shipment_of_customer, on_missing: quarantine}\n")
-    pair.both(MODEL, "relationships:\n", "relationships:\n  - {name: shipment_of_customer, from: shipment, to: customer, "
-              "via: {customer_id: customer_id}, cardinality: many_to_one}\n")
-    pair.both(SHIPMENTS, "unmapped:", '  customer_id: {from: "$.customer"}\nunmapped:')
+    pair.add_reference("shipment_of_customer", "shipment", "customer", ("customer_id", "customer_id"),
+                       mapping=SHIPMENTS, source="customer", field_after="      shipment_id: {type: string}\n",
+                       rule_after="      - {rule: referential, via: shipment_of_order, on_missing: flag}\n")
     pair.edit(CUSTOMERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
     p = pair.plan()
     assert p.replay_scope == ["customer", "order", "shipment"]
@@ -688,13 +698,9 @@ def test_cycle_is_broken_at_its_first_member_by_name(tmp_path):
 
 def test_cycle_of_referential_rules_from_specs(pair):
     # customer -> order (favourite order) and order -> customer, both at quarantine
-    pair.both(MODEL, "      nickname: {type: string, assert: {regex: '^\\w+$'}}\n",
-              "      nickname: {type: string, assert: {regex: '^\\w+$'}}\n      favourite_order_id: {type: string}\n")
-    pair.both(MODEL, "    grants: {select: [analyst]}\n", "    grants: {select: [analyst]}\n    quality:\n"
-              "      - {rule: referential, via: favourite_order, on_missing: quarantine}\n")
-    pair.both(MODEL, "relationships:\n", "relationships:\n  - {name: favourite_order, from: customer, to: order, "
-              "via: {favourite_order_id: order_id}, cardinality: many_to_one}\n")
-    pair.both(CUSTOMERS, "unmapped:", '  favourite_order_id: {from: "$.fav"}\nunmapped:')
+    pair.add_reference("favourite_order", "customer", "order", ("favourite_order_id", "order_id"),
+                       mapping=CUSTOMERS, source="fav", field_after="      nickname: {type: string, assert: {regex: '^\\w+$'}}\n",
+                       rule_after="    grants: {select: [analyst]}\n", opens_quality=True)
     pair.edit(ORDERS, "{rule: in_enum, on_fail: quarantine}", "{rule: in_enum, on_fail: flag}")
     p = pair.plan()
     # order's rows come back; customer reaches order; the cycle is broken at customer (first by name)
