@@ -73,70 +73,93 @@ class Refusal(BloomeryError):
 
 # -- parse ---------------------------------------------------------------------------------
 class SpecParseError(BloomeryError):
+    """A spec file that cannot be read as a spec: not YAML, not the schema's shape, a grammar
+    the reference refuses (a type, a path, a name, a retention, a regex outside the subset)."""
+
     stage = "parse"
 
 
 # -- typecheck -----------------------------------------------------------------------------
 class UnknownTransformError(BloomeryError):
+    """A transform the registry does not know (the closest name is suggested)."""
+
     stage = "typecheck"
 
 
 class TypeCheckError(BloomeryError):
+    """A chain or rule that does not typecheck: arity, argument kind, input type, precision,
+    a terminal type the field's type cannot hold."""
+
     stage = "typecheck"
 
 
 # -- resolve -------------------------------------------------------------------------------
 class MissingReference(BloomeryError):
+    """A mapping that names an entity or a field the entity model does not declare."""
+
     stage = "resolve"
 
 
 class ResolutionError(BloomeryError):
+    """Mappings that cannot be put together into their entity (a key column outside `key:`,
+    one field mapped twice, two mappings of one entity on one source)."""
+
     stage = "resolve"
 
 
 # -- guardrails ----------------------------------------------------------------------------
 class GuardrailError(BloomeryError):
+    """What the spec alone shows would lose or corrupt rows at run time; the named subclasses
+    are the guardrails the reference lists by name."""
+
     stage = "guardrail"
 
 
 class QuarantineRetentionMissing(GuardrailError):
-    pass
+    """A rule can quarantine rows (implicit `coercible` included) of an entity with no
+    `quarantine:` block saying how long rejected rows are kept."""
 
 
 class DedupeTieBreakMissing(GuardrailError):
-    pass
+    """`dedupe` without `tie_break`: two rows of a key could tie, and the survivor would be
+    arbitrary."""
 
 
 class DedupeDispositionConflict(GuardrailError):
-    pass
+    """An explicit `coercible` weaker than `fail` on a column dedupe orders by."""
 
 
 class IngestionMetadataMissing(GuardrailError):
-    pass
+    """A dedupe or quarantine entity whose mapping does not read all three ingestion
+    metadata columns."""
 
 
 class RedactionConflict(GuardrailError):
-    pass
+    """`redact` names a column the mapping also reads (and so publishes)."""
 
 
 class AssertLoweringError(GuardrailError):
-    pass
+    """An `assert:` that is ill-typed or on a field no mapping fills."""
 
 
 class FreshnessWithoutIngestionMetadata(GuardrailError):
-    pass
+    """Source freshness on a mapping whose entity does not require `_ingested_at`."""
 
 
 class ClassificationUngranted(GuardrailError):
-    pass
+    """A non-public field published by an entity without `grants:`."""
 
 
 # -- compile / emit ------------------------------------------------------------------------
 class UnsupportedByTarget(BloomeryError):
+    """A step or rule the chosen target engine cannot run (refused before any file is written)."""
+
     stage = "compile"
 
 
 class EmitError(BloomeryError):
+    """A project the emitter cannot write as dbt files (two generated tests of one name)."""
+
     stage = "emit"
 
 
