@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from dataclasses import dataclass, field
 from collections import abc
+from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from ..errors import BloomeryError, Location
 
 # plain data the macros read as it is (a type's spelling, a check's arguments, dbt metadata)
 Data = abc.Mapping[str, Any]
-
-from ..errors import BloomeryError, Location
 
 
 # Bumped whenever the IR's shape changes in a way that makes two IRs incomparable, or the generated
