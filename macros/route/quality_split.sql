@@ -269,6 +269,13 @@ judged as (
     coalesce({{ bloomery.rule_violation(r) }}, {{ 'true' if entity.route.null_fires else 'false' }}) as {{ q('_bloomery_rule__' ~ r.name) }}
   {%- endfor %}
   from joined
+  {#- each verdict is read by the route, `_bloomery_fired`, `_bloomery_diverts` and the flag list:
+      computed once (PostgreSQL would otherwise repeat a rule's test, a pattern match say, at
+      every read; docs/performance.md) #}
+  {%- set once = bloomery.evaluate_once() | trim %}
+  {%- if once %}
+  {{ once }}
+  {%- endif %}
 ),
 {%- set divert = entity.route.divert %}
 {#- The route (decided by the compiler: resolve/ir.py, Route) and "fired any rule" are computed
