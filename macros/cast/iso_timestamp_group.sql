@@ -2,7 +2,7 @@
 {% macro iso_timestamp_group(expr, name) -%}
   {{ return(adapter.dispatch('iso_timestamp_group', 'bloomery')(expr, name)) }}
 {%- endmacro %}
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__iso_timestamp_group(expr, name) -%}
-  {%- set p = bloomery.iso_timestamp_pattern() -%}
-  regexp_extract({{ expr }}, {{ bloomery.string_literal(p.regex) }}, {{ p.groups[name] }})
+  {{ exceptions.raise_compiler_error("bloomery: a regex group extraction (one field of the ISO 8601 pattern) has no portable SQL form; implement <engine>__iso_timestamp_group (see macros/adapters/)") }}
 {%- endmacro %}

@@ -3,4 +3,7 @@
 {% macro flags_text(expr) -%}
   {{ return(adapter.dispatch('flags_text', 'bloomery')(expr)) }}
 {%- endmacro %}
-{% macro default__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
+{% macro default__flags_text(expr) -%}
+  {{ exceptions.raise_compiler_error("bloomery: a flag array as one comma-separated text has no portable SQL form; implement <engine>__flags_text (see macros/adapters/)") }}
+{%- endmacro %}

@@ -3,7 +3,7 @@
   {{ return(adapter.dispatch('json_has_any_key', 'bloomery')(expr, keys)) }}
 {%- endmacro %}
 
-{#- DuckDB: `raw` is JSON. json_each walks the members in order (`id`). -#}
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__json_has_any_key(expr, keys) -%}
-  list_has_any(list_transform(json_keys({{ expr }}), lambda k: lower(k)), [{{ bloomery._redacted_list(keys) }}])
+  {{ exceptions.raise_compiler_error("bloomery: testing a JSON object's top-level keys in any letter case has no portable SQL form; implement <engine>__json_has_any_key (see macros/adapters/)") }}
 {%- endmacro %}

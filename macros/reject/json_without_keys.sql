@@ -7,8 +7,7 @@
   {{ return(adapter.dispatch('json_without_keys', 'bloomery')(expr, keys)) }}
 {%- endmacro %}
 
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__json_without_keys(expr, keys) -%}
-  (select coalesce(json_group_object(m.key, m.value), '{}')
-   from (select * from json_each({{ expr }}) order by id) as m
-   where lower(m.key) not in ({{ bloomery._redacted_list(keys) }}))
+  {{ exceptions.raise_compiler_error("bloomery: removing top-level keys from a JSON object has no portable SQL form; implement <engine>__json_without_keys (see macros/adapters/)") }}
 {%- endmacro %}

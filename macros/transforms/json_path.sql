@@ -1,6 +1,8 @@
 {% macro json_path(expr, path) -%}
   {{ return(adapter.dispatch('json_path', 'bloomery')(expr, path)) }}
 {%- endmacro %}
+{#- No portable (ISO SQL) form: JSON_QUERY refuses a scalar at `path` (a step reads any JSON
+    value there). Each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__json_path(expr, path) -%}
-  json_extract({{ expr }}, {{ bloomery.string_literal(path) }})
+  {{ exceptions.raise_compiler_error("bloomery: extracting the JSON value (object, array or scalar) at a path has no portable SQL form; implement <engine>__json_path (see macros/adapters/)") }}
 {%- endmacro %}

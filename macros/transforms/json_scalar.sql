@@ -1,6 +1,7 @@
 {% macro json_scalar(expr, path) -%}
   {{ return(adapter.dispatch('json_scalar', 'bloomery')(expr, path)) }}
 {%- endmacro %}
+{#- ISO SQL/JSON's JSON_VALUE: the scalar at `path`, as text. -#}
 {% macro default__json_scalar(expr, path) -%}
-  json_extract_string({{ expr }}, {{ bloomery.string_literal(path) }})
+  json_value({{ expr }}, {{ bloomery.string_literal(path) }})
 {%- endmacro %}

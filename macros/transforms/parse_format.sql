@@ -3,7 +3,7 @@
 {% macro parse_format(expr, format, type, safe) -%}
   {{ return(adapter.dispatch('parse_format', 'bloomery')(expr, format, type, safe)) }}
 {%- endmacro %}
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__parse_format(expr, format, type, safe) -%}
-  {%- set fn = 'try_strptime' if safe else 'strptime' -%}
-  cast({{ fn }}({{ expr }}, {{ bloomery.string_literal(format) }}) as {{ bloomery.type_name(type) }})
+  {{ exceptions.raise_compiler_error("bloomery: parsing a date or timestamp with a strptime format has no portable SQL form; implement <engine>__parse_format (see macros/adapters/)") }}
 {%- endmacro %}

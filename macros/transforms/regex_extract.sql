@@ -1,6 +1,7 @@
 {% macro regex_extract(expr, pattern, group) -%}
   {{ return(adapter.dispatch('regex_extract', 'bloomery')(expr, pattern, group)) }}
 {%- endmacro %}
+{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
 {% macro default__regex_extract(expr, pattern, group) -%}
-  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
+  {{ exceptions.raise_compiler_error("bloomery: a regex group extraction with RE2's meaning (the standard SUBSTRING_REGEX reads XQuery regexes) has no portable SQL form; implement <engine>__regex_extract (see macros/adapters/)") }}
 {%- endmacro %}

@@ -106,3 +106,65 @@ def test_adapter_files_stay_short():
 def test_engine_implementations_live_under_adapters():
     assert engine_implementations_outside_adapters() == {}, \
         "move each engine's implementation to macros/adapters/<engine>/<concept>.sql"
+
+
+# ---- default__ is ISO SQL (issue 21): an engine's spelling lives under macros/adapters/<engine>/
+
+# dbt's dispatch order: an adapter's own prefix, then its declared parent's, then default__
+DISPATCH_PARENT = {"redshift": "postgres", "databricks": "spark"}
+
+# functions no ISO SQL:2016 text has, that a default once borrowed from DuckDB or PostgreSQL
+NON_STANDARD_CALLS = ("try_cast(", "strptime", "chr(", "regexp_matches(", "regexp_extract(",
+                      "list_", "lambda", "json_extract", "json_keys(", "json_each(", "json_group_object(",
+                      "nfc_normalize(", "sha256(", "split_part(", "date_trunc(", "array_to_string(", "= any(")
+
+_DEFAULT = re.compile(r"\{%-?\s*macro\s+default__([a-z0-9_]+)\s*\((.*?)\{%-?\s*endmacro", re.DOTALL)
+_QUOTED = re.compile(r'"[^"]*"')
+_PACKAGE_CALL = re.compile(r"bloomery\.[A-Za-z0-9_]+\(")
+
+# defaults that raise, and the engines whose own caller never reaches them
+NEVER_CALLED = {"iso_timestamp_group": {"duckdb", "postgres"}}  # their own text_to_timestamp reads the fields
+
+
+def default_macros(macros: Path = MACROS) -> dict[str, str]:
+    """{name: body} of every default__ implementation outside macros/adapters/ (Jinja comments,
+    double-quoted texts (the compile errors' messages) and the names of the package's own macros
+    it calls, stripped)."""
+    out = {}
+    for path in _layout_files(macros):
+        for name, body in _DEFAULT.findall(_COMMENT.sub("", path.read_text(encoding="utf-8"))):
+            out[name] = _PACKAGE_CALL.sub("bloomery.call(", _QUOTED.sub('""', body))
+    return out
+
+
+def engine_macros(macros: Path = MACROS) -> dict[str, set[str]]:
+    """{engine: names it implements} under macros/adapters/<engine>/."""
+    found = {e: set() for e in ENGINE_PREFIXES}
+    for path in sorted((macros / "adapters").rglob("*.sql")):
+        for name in macro_names(path.read_text(encoding="utf-8")):
+            prefix, sep, rest = name.partition("__")
+            if sep and prefix in found:
+                found[prefix].add(rest)
+    return found
+
+
+def test_default_implementations_are_not_an_engine_s_dialect():
+    borrowed = {name: [c for c in NON_STANDARD_CALLS if c in body.lower()]
+                for name, body in default_macros().items()}
+    assert {n: c for n, c in borrowed.items() if c} == {}, \
+        "default__ is ISO SQL: move the engine's form to macros/adapters/<engine>/ as <engine>__<name>"
+
+
+def test_every_engine_implements_what_has_no_portable_default():
+    defaults = default_macros()
+    assert "safe_cast" in defaults and "raise_compiler_error" in defaults["safe_cast"]
+    engines = engine_macros()
+    missing = {}
+    for name, body in defaults.items():
+        if not body.strip().split("-%}", 1)[-1].strip().startswith("{{ exceptions.raise_compiler_error("):
+            continue
+        for engine in sorted(set(ENGINE_PREFIXES) - NEVER_CALLED.get(name, set())):
+            chain = [engine] + ([DISPATCH_PARENT[engine]] if engine in DISPATCH_PARENT else [])
+            if not any(name in engines[e] for e in chain):
+                missing.setdefault(name, []).append(engine)
+    assert missing == {}, "an engine would reach a default__ that raises"

@@ -7,6 +7,6 @@
   regexp_contains({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
-{% macro bigquery__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}
+{#- nfc_normalize is the default's NORMALIZE(x, NFC). -#}
 
 {% macro bigquery__chr(point) -%}code_points_to_string([{{ point }}]){%- endmacro %}

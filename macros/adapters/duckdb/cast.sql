@@ -19,3 +19,8 @@
   {%- else -%}coalesce({{ bound }}, case when {{ x }} is not null then {{ bloomery.timestamp_cast_error(x) }} end)
   {%- endif -%}
 {%- endmacro %}
+
+{#- DuckDB's TRY_CAST: NULL where the cast fails. -#}
+{% macro duckdb__safe_cast(expr, type) -%}
+  try_cast({{ expr }} as {{ bloomery.type_name(type) }})
+{%- endmacro %}

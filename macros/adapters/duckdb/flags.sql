@@ -12,3 +12,5 @@
 {% macro duckdb__flags_size(expr) -%}len({{ expr }}){%- endmacro %}
 
 {% macro duckdb__flags_contain(expr, name) -%}list_contains({{ expr }}, {{ bloomery.string_literal(name) }}){%- endmacro %}
+
+{% macro duckdb__flags_text(expr) -%}array_to_string({{ expr }}, ','){%- endmacro %}

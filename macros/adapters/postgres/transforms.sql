@@ -100,3 +100,8 @@
   {%- endif -%}
   {{ return({'regex': ns.regex ~ '[[:space:]]*$', 'fields': fields}) }}
 {%- endmacro %}
+
+{#- a timestamp without time zone read in `zone`, then shown in UTC. -#}
+{% macro postgres__to_utc(expr, zone) -%}
+  cast(({{ expr }} at time zone {{ bloomery.string_literal(zone) }}) at time zone 'UTC' as {{ bloomery.type_name({'name': 'timestamp'}) }})
+{%- endmacro %}

@@ -22,3 +22,7 @@
 {% macro snowflake__to_utc(expr, zone) -%}
   convert_timezone({{ bloomery.string_literal(zone) }}, 'UTC', {{ expr }})
 {%- endmacro %}
+
+{% macro snowflake__split_part(expr, delimiter, index) -%}
+  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
+{%- endmacro %}

@@ -33,3 +33,7 @@
   {%- endfor -%}
   {{ return(ns.out) }}
 {%- endmacro %}
+
+{% macro spark__regex_extract(expr, pattern, group) -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
+{%- endmacro %}

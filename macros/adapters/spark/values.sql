@@ -31,3 +31,12 @@
 {% macro spark__nfc_normalize(expr) -%}
   case when {{ expr }} is not null then reflect('com.ibm.icu.text.Normalizer', 'compose', {{ expr }}, false) end
 {%- endmacro %}
+
+{#- try_cast: NULL where the cast fails (with ANSI off a plain CAST would too; try_cast says so). -#}
+{% macro spark__safe_cast(expr, type) -%}
+  try_cast({{ expr }} as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
+{% macro spark__split_part(expr, delimiter, index) -%}
+  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
+{%- endmacro %}

@@ -3,4 +3,8 @@
   regexp_like({{ expr }}, {{ bloomery.string_literal(pattern) }})
 {%- endmacro %}
 
-{% macro trino__nfc_normalize(expr) -%}normalize({{ expr }}, NFC){%- endmacro %}
+{#- nfc_normalize is the default's NORMALIZE(x, NFC). -#}
+
+{% macro trino__chr(point) -%}chr({{ point }}){%- endmacro %}
+
+{% macro trino__time_bucket(expr, bucket) -%}date_trunc({{ bloomery.string_literal(bucket) }}, {{ expr }}){%- endmacro %}

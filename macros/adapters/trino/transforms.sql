@@ -23,3 +23,11 @@
 {% macro trino__to_utc(expr, zone) -%}
   cast(with_timezone({{ expr }}, {{ bloomery.string_literal(zone) }}) at time zone 'UTC' as timestamp)
 {%- endmacro %}
+
+{% macro trino__regex_extract(expr, pattern, group) -%}
+  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
+{%- endmacro %}
+
+{% macro trino__split_part(expr, delimiter, index) -%}
+  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
+{%- endmacro %}

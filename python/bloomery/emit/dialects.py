@@ -36,18 +36,19 @@ class Dialect:
 #   rewrites              how rows already written change: "dml" (DELETE / UPDATE / MERGE) or
 #                         "rebuild" (rewrites through insert overwrite)
 DIALECTS: dict[str, Dialect] = {d.name: d for d in [
-    Dialect("default", None, {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "NORMALIZE", "snapshots": True,
+    # ISO SQL (the package's default__ macros): NORMALIZE, but no NULL-on-failure cast
+    Dialect("default", None, {"null_on_failure_cast": None, "nfc_normalize": "NORMALIZE", "snapshots": True,
                               "flags": "array", "rewrites": "dml", "identifier_quote": '"'}),
-    Dialect("duckdb", "default", {"nfc_normalize": "NFC_NORMALIZE"}, sqlglot="duckdb"),
+    Dialect("duckdb", "default", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "NFC_NORMALIZE"}, sqlglot="duckdb"),
     Dialect("postgres", "default", {"null_on_failure_cast": "pg_input_is_valid guard"}, sqlglot="postgres"),
     Dialect("redshift", "postgres", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": None, "flags": "comma string"},
             sqlglot="redshift"),
-    Dialect("trino", "default", {}, sqlglot="trino"),
+    Dialect("trino", "default", {"null_on_failure_cast": "TRY_CAST"}, sqlglot="trino"),
     Dialect("snowflake", "default", {"null_on_failure_cast": "TRY_CAST over VARCHAR", "nfc_normalize": None},
             sqlglot="snowflake"),
     Dialect("bigquery", "default", {"null_on_failure_cast": "SAFE_CAST", "identifier_quote": "`"}, sqlglot="bigquery"),
     # open-source Spark on parquet: no DML, no snapshot (dbt-spark snapshots need Delta)
-    Dialect("spark", "default", {"nfc_normalize": "ICU4J through reflect()", "snapshots": False, "rewrites": "rebuild",
+    Dialect("spark", "default", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "ICU4J through reflect()", "snapshots": False, "rewrites": "rebuild",
                                  "identifier_quote": "`"},
             sqlglot="spark"),
     # Delta tables: DML and snapshots; reflect() is not open to SQL warehouses

@@ -1,0 +1,7 @@
+{#- DuckDB's sha256 already returns lowercase hex. -#}
+{% macro duckdb__sha256_hex(expr) -%}sha256({{ expr }}){%- endmacro %}
+
+{#- DuckDB's json_object takes key, value pairs (no KEY ... VALUE) and keeps a null value. -#}
+{% macro duckdb__json_object(columns, prefix, column_prefix) -%}
+  json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
+{%- endmacro %}
