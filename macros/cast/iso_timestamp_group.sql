@@ -2,7 +2,5 @@
 {% macro iso_timestamp_group(expr, name) -%}
   {{ return(adapter.dispatch('iso_timestamp_group', 'bloomery')(expr, name)) }}
 {%- endmacro %}
-{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
-{% macro default__iso_timestamp_group(expr, name) -%}
-  {{ exceptions.raise_compiler_error("bloomery: a regex group extraction (one field of the ISO 8601 pattern) has no portable SQL form; implement <engine>__iso_timestamp_group (see macros/adapters/)") }}
-{%- endmacro %}
+
+{% macro default__iso_timestamp_group(expr, name) -%}{{ bloomery.no_portable_form("iso_timestamp_group", "a regex group extraction (one field of the ISO 8601 pattern)") }}{%- endmacro %}

@@ -6,7 +6,4 @@
   {{ return(adapter.dispatch('safe_cast', 'bloomery')(expr, type)) }}
 {%- endmacro %}
 
-{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
-{% macro default__safe_cast(expr, type) -%}
-  {{ exceptions.raise_compiler_error("bloomery: a cast that yields NULL instead of raising (TRY_CAST is no standard SQL) has no portable SQL form; implement <engine>__safe_cast (see macros/adapters/)") }}
-{%- endmacro %}
+{% macro default__safe_cast(expr, type) -%}{{ bloomery.no_portable_form("safe_cast", "a cast that yields NULL instead of raising (TRY_CAST is no standard SQL)") }}{%- endmacro %}

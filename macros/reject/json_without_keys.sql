@@ -7,7 +7,4 @@
   {{ return(adapter.dispatch('json_without_keys', 'bloomery')(expr, keys)) }}
 {%- endmacro %}
 
-{#- No portable (ISO SQL) form: each engine implements it under macros/adapters/<engine>/. -#}
-{% macro default__json_without_keys(expr, keys) -%}
-  {{ exceptions.raise_compiler_error("bloomery: removing top-level keys from a JSON object has no portable SQL form; implement <engine>__json_without_keys (see macros/adapters/)") }}
-{%- endmacro %}
+{% macro default__json_without_keys(expr, keys) -%}{{ bloomery.no_portable_form("json_without_keys", "removing top-level keys from a JSON object") }}{%- endmacro %}

@@ -6,13 +6,9 @@
   cast({{ fn }}({{ expr }}, {{ bloomery.string_literal(format) }}) as {{ bloomery.type_name(type) }})
 {%- endmacro %}
 
-{% macro duckdb__regex_extract(expr, pattern, group) -%}
-  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
-{%- endmacro %}
+{% macro duckdb__regex_extract(expr, pattern, group) -%}{{ bloomery._regexp_extract_call(expr, pattern, group) }}{%- endmacro %}
 
-{% macro duckdb__split_part(expr, delimiter, index) -%}
-  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
-{%- endmacro %}
+{% macro duckdb__split_part(expr, delimiter, index) -%}{{ bloomery._split_part_call(expr, delimiter, index) }}{%- endmacro %}
 
 {% macro duckdb__to_utc(expr, zone) -%}
   cast(({{ expr }} at time zone {{ bloomery.string_literal(zone) }}) at time zone 'UTC' as {{ bloomery.type_name({'name': 'timestamp'}) }})

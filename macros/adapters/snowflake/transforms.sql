@@ -23,6 +23,4 @@
   convert_timezone({{ bloomery.string_literal(zone) }}, 'UTC', {{ expr }})
 {%- endmacro %}
 
-{% macro snowflake__split_part(expr, delimiter, index) -%}
-  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
-{%- endmacro %}
+{% macro snowflake__split_part(expr, delimiter, index) -%}{{ bloomery._split_part_call(expr, delimiter, index) }}{%- endmacro %}

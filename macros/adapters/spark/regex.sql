@@ -34,6 +34,4 @@
   {{ return(ns.out) }}
 {%- endmacro %}
 
-{% macro spark__regex_extract(expr, pattern, group) -%}
-  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
-{%- endmacro %}
+{% macro spark__regex_extract(expr, pattern, group) -%}{{ bloomery._regexp_extract_call(expr, pattern, group) }}{%- endmacro %}

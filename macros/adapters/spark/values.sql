@@ -37,6 +37,4 @@
   try_cast({{ expr }} as {{ bloomery.type_name(type) }})
 {%- endmacro %}
 
-{% macro spark__split_part(expr, delimiter, index) -%}
-  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
-{%- endmacro %}
+{% macro spark__split_part(expr, delimiter, index) -%}{{ bloomery._split_part_call(expr, delimiter, index) }}{%- endmacro %}

@@ -24,10 +24,6 @@
   cast(with_timezone({{ expr }}, {{ bloomery.string_literal(zone) }}) at time zone 'UTC' as timestamp)
 {%- endmacro %}
 
-{% macro trino__regex_extract(expr, pattern, group) -%}
-  regexp_extract({{ expr }}, {{ bloomery.string_literal(pattern) }}, {{ group }})
-{%- endmacro %}
+{% macro trino__regex_extract(expr, pattern, group) -%}{{ bloomery._regexp_extract_call(expr, pattern, group) }}{%- endmacro %}
 
-{% macro trino__split_part(expr, delimiter, index) -%}
-  split_part({{ expr }}, {{ bloomery.string_literal(delimiter) }}, {{ index }})
-{%- endmacro %}
+{% macro trino__split_part(expr, delimiter, index) -%}{{ bloomery._split_part_call(expr, delimiter, index) }}{%- endmacro %}
