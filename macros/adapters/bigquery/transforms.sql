@@ -1,8 +1,3 @@
-{#- JSON_VALUE reads `$."quoted"` members as they are. -#}
-{% macro bigquery__json_scalar(expr, path) -%}
-  json_value({{ expr }}, {{ bloomery.string_literal(path) }})
-{%- endmacro %}
-
 {% macro bigquery__json_path(expr, path) -%}
   json_query({{ expr }}, {{ bloomery.string_literal(path) }})
 {%- endmacro %}
