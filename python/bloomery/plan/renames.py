@@ -9,7 +9,7 @@ import copy
 from dataclasses import replace
 
 from ..errors import PlanError, RenameTargetMissing
-from ..resolve.ir import Entity, route_of
+from ..resolve.ir import Entity
 from ..resolve.naming import assert_name, renamed_rule_name
 from .change import ChangeClass
 
@@ -92,8 +92,7 @@ def _rename_entity(ir: Entity, ren: dict[str, str], all_renames: dict[str, dict[
         mappings=tuple(replace(m, columns=tuple(replace(c, name=r(c.name)) for c in m.columns)) for m in ir.mappings),
         dedupe=replace(ir.dedupe, order=tuple(o if o.metadata else replace(o, column=r(o.column))
                                               for o in ir.dedupe.order)) if ir.dedupe else None,
-        partition_by=tuple(map(r, ir.partition_by)), rules=tuple(rules), route=route_of(tuple(rules)),
-        asserts=tuple(asserts))
+        partition_by=tuple(map(r, ir.partition_by)), rules=tuple(rules), asserts=tuple(asserts))
 
 
 def rename_relationship(rel: dict, renames: dict[str, dict[str, str]]) -> dict:

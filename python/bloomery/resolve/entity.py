@@ -13,7 +13,7 @@ from ..transforms.types import parse_type
 from ..vocabulary import METADATA
 from .checks import assert_irs, check_asserts, check_classification, check_redaction
 from .ir import (Column, Dedupe, DedupeColumn, Disposition, Entity, MappedColumn, Mapping, Quarantine, Rule,
-                 materialization, route_of)
+                 materialization)
 from .naming import unique_name
 from .references import joins_quality
 from .entity_rules import field_rules, referential_rule
@@ -167,7 +167,6 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
                               basis_points(quarantine["error_above"]) if "error_above" in quarantine else None)
                    if quarantine else None,
         rules=tuple(rules),
-        route=route_of(tuple(rules)),
         drift=drift_settings(entity.get("drift") or {}),
         schema_changes=entity.get("schema_changes", "warn"),
         grants=entity.get("grants"),

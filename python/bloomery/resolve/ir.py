@@ -185,7 +185,9 @@ class Entity:
     dedupe: Dedupe | None
     quarantine: Quarantine | None
     rules: tuple[Rule, ...]
-    route: Route
+    # derived from `rules` whenever an Entity is made (a `replace` of the rules included), so it
+    # can never disagree with them
+    route: Route = field(init=False)
     # the drift tests' settings, as numbers computed here: only quality_drift reads them
     drift: Data
     schema_changes: str               # what `<entity>_bronze_schema` reports of a bronze change
@@ -200,6 +202,9 @@ class Entity:
     # in, and the coverage checks this entity is the child of
     unknown_member: str | None = field(default=None, metadata=_OMIT)
     coverage: tuple[Data, ...] | None = field(default=None, metadata=_OMIT)
+
+    def __post_init__(self):
+        object.__setattr__(self, "route", route_of(self.rules))
 
     def rule_named(self, name: str) -> Rule | None:
         return next((r for r in self.rules if r.name == name), None)

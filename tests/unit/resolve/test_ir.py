@@ -53,3 +53,12 @@ def test_the_entity_as_data_names_its_fields_as_the_macros_do():
     assert data["entity"] == "order" and "name" not in data
     assert data["mappings"][0]["mapping"] == "shop__orders->order" and data["mappings"][0]["mapping_version"] == 1
     assert all(isinstance(r["disposition"], str) for r in data["rules"])
+
+
+def test_the_route_follows_the_rules_of_every_new_value():
+    order = check_project(VALID / "full").entities["order"]
+    assert set(order.route.divert) == {r.name for r in order.rules if r.quarantines}
+    assert order.route.flags == tuple(r.name for r in order.rules)
+    relaxed = dataclasses.replace(order, rules=tuple(dataclasses.replace(r, disposition=Disposition.FLAG)
+                                                     for r in order.rules))
+    assert relaxed.route.divert == () and relaxed.route.flags == order.route.flags
