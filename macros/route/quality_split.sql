@@ -95,18 +95,34 @@ touching as (
 {%- set mapping = entity.mappings[0] %}
 {%- set mapped = bloomery._mapped(mapping) %}
 {%- set read = mapping.read_columns + mapping.raw_columns + (bloomery.vocabulary().metadata if entity.metadata else []) %}
+{#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
+{%- set read = read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
+{%- set order_values = bloomery._order_values(mapped, entity) %}
+{%- set parsed = bloomery._dedupe_parsed(entity.dedupe.order, order_values) %}
 arrived as (
   select
-    {#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
-    {%- for c in read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
+    {%- for c in read %}
     {{ q(c) }},
     {%- endfor %}
-    {%- set window = bloomery._dedupe_window(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) %}
+    {%- set window = bloomery._dedupe_window(bloomery._key_values(mapped, entity), entity.dedupe.order, order_values, parsed=parsed) %}
     row_number() {{ window }} as {{ q('_bloomery_rank') }},
     first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
+  {%- if parsed %}
+  {#- the order's timestamps, parsed once a row below the window (see _dedupe_parsed) #}
+  from (
+    select {% for c in read %}{{ q(c) }}, {% endfor %}
+      {%- for i in parsed | sort %}{{ parsed[i][0] }} as {{ q(parsed[i][1]) }}{{ ", " if not loop.last }}{% endfor %}
+    from {{ sources[mapping.source] }}
+    {%- if narrow %}
+    where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
+    {%- endif %}
+    {{ bloomery.evaluate_once() }}
+  ) as {{ q('_bloomery_arriving') }}
+  {%- else %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
   where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
+  {%- endif %}
   {%- endif %}
 ),
 {%- endif %}
@@ -207,7 +223,8 @@ ranked as (
     {%- set keys, order = [], [] -%}
     {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
     {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
-    {%- set window = bloomery._dedupe_window(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none) %}
+    {%- set parsed = bloomery._dedupe_parsed(entity.dedupe.order, order) %}
+    {%- set window = bloomery._dedupe_window(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none, parsed) %}
     row_number() {{ window }} as {{ q('_bloomery_rank') }}
     {%- if entity.metadata %},
     first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
@@ -218,7 +235,16 @@ ranked as (
     cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_winner') }}
     {%- endif %}
   {%- endif %}
+  {%- if not early and entity.dedupe and parsed %}
+  {#- the order's timestamps, parsed once a row below the window (see _dedupe_parsed) #}
+  from (
+    select candidates.*, {% for i in parsed | sort %}{{ parsed[i][0] }} as {{ q(parsed[i][1]) }}{{ ", " if not loop.last }}{% endfor %}
+    from candidates
+    {{ bloomery.evaluate_once() }}
+  ) as candidates
+  {%- else %}
   from candidates
+  {%- endif %}
 ),
 {#- One pass over every candidate: the rows dedupe drops stay in the relation (route 'deduped')
     rather than being read a second time for a union, which would run the dedupe window twice.
