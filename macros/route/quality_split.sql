@@ -305,18 +305,24 @@ joined as (
     false as {{ q('_bloomery_held') }}
   {%- endif %}
   {%- for r in rules if r.rule == 'referential' %},
-    {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_key') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
+    {#- NULL when no parent key matched: the parent's first key column is never NULL there #}
+    {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_k0') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
   {%- endfor %}
   from ranked
   {%- for r in rules if r.rule == 'referential' %}
   {#- this rule's alias, named here: inside the loops over pairs below, loop.index0 counts pairs -#}
   {%- set alias = '_bloomery_ref_' ~ loop.index0 %}
+  {#- The distinct parent keys and nothing else: over a single key column PostgreSQL then knows
+      the join's parent side is unique and hashes its keys, not the wide staged rows (with a
+      constant beside the key it hashed the staged rows, 64 batches at 1M; docs/performance.md).
+      A hashed `in (select ...)` would do the same for small parents, but above the hash memory
+      limit PostgreSQL runs it as a linear scan of the parent keys per row. #}
   left join (
   {%- if parents[r.parent] is none %}
-    select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}{{ ", " if not loop.last }}{% endfor %}
     where 1 = 0
   {%- else %}
-    select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}{{ ", " if not loop.last }}{% endfor %}
     from {{ parents[r.parent] }}
     where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery._not_unknown_member(r, q) }}
   {%- endif %}
