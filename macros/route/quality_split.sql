@@ -95,18 +95,34 @@ touching as (
 {%- set mapping = entity.mappings[0] %}
 {%- set mapped = bloomery._mapped(mapping) %}
 {%- set read = mapping.read_columns + mapping.raw_columns + (bloomery.vocabulary().metadata if entity.metadata else []) %}
+{#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
+{%- set read = read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
+{%- set order_values = bloomery._order_values(mapped, entity) %}
+{%- set parsed = bloomery._dedupe_parsed(entity.dedupe.order, order_values) %}
 arrived as (
   select
-    {#- case-sensitive: `$.ID` and `$.id` are two bronze columns -#}
-    {%- for c in read | unique(case_sensitive=true) | sort(case_sensitive=true) %}
+    {%- for c in read %}
     {{ q(c) }},
     {%- endfor %}
-    {%- set window = bloomery._dedupe_window(bloomery._key_values(mapped, entity), entity.dedupe.order, bloomery._order_values(mapped, entity)) %}
+    {%- set window = bloomery._dedupe_window(bloomery._key_values(mapped, entity), entity.dedupe.order, order_values, parsed=parsed) %}
     row_number() {{ window }} as {{ q('_bloomery_rank') }},
     first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
+  {%- if parsed %}
+  {#- the order's timestamps, parsed once a row below the window (see _dedupe_parsed) #}
+  from (
+    select {% for c in read %}{{ q(c) }}, {% endfor %}
+      {%- for i in parsed | sort %}{{ parsed[i][0] }} as {{ q(parsed[i][1]) }}{{ ", " if not loop.last }}{% endfor %}
+    from {{ sources[mapping.source] }}
+    {%- if narrow %}
+    where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
+    {%- endif %}
+    {{ bloomery.evaluate_once() }}
+  ) as {{ q('_bloomery_arriving') }}
+  {%- else %}
   from {{ sources[mapping.source] }}
   {%- if narrow %}
   where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
+  {%- endif %}
   {%- endif %}
 ),
 {%- endif %}
@@ -114,6 +130,43 @@ arrived as (
 {%- for mapping in entity.mappings %}{% for c in mapping.raw_columns %}{% if c not in raw_union %}{% do raw_union.append(c) %}{% endif %}{% endfor %}{% endfor %}
 typed as (
 {%- for mapping in entity.mappings %}
+  {%- set mapped = bloomery._mapped(mapping) %}
+  {#- A column whose transform chain ends with a coercion (a cast, a parse, arithmetic) has that
+      step's failure marker tested on the computed value, `<input> is not null and <value> is
+      null`, in a query over the one that computes it: written over the bronze row, the marker
+      repeated the cast (PostgreSQL's guarded timestamp parse among them, about 1.2 s of CPU a
+      million rows; docs/performance.md). The earlier steps' markers stay as they are. -#}
+  {%- set values = {} %}
+  {%- set split = [] %}
+  {%- for col in entity.columns if col.name in mapped %}
+    {%- set v = bloomery.column_value(mapped[col.name], entity.quality) %}
+    {%- do values.update({col.name: v}) %}
+    {%- if entity.quality and v.last_input is not none %}{% do split.append(col.name) %}{% endif %}
+  {%- endfor %}
+  {%- if split %}
+  select
+    {{ q('_bloomery_mapping') }}, {{ q('_bloomery_source') }},
+  {%- if entity.quarantine %}
+    {% for c in (raw_union | sort(case_sensitive=true) if merged else mapping.raw_columns) %}{{ q('_bloomery_raw__' ~ c) }}, {% endfor %}
+  {%- endif %}
+  {%- if entity.metadata %}
+    {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
+  {%- endif %}
+  {%- for col in entity.columns %}
+    {%- set marker = q('_bloomery_cast_failed__' ~ col.name) %}
+    {%- if col.name in split %}
+    {%- set last = q('_bloomery_present__' ~ col.name) ~ ' and ' ~ q(col.name) ~ ' is null' %}
+    {{ q(col.name) }},
+    {% if values[col.name].failures | length > 1 %}({{ marker }} or ({{ last }})){% else %}({{ last }}){% endif %} as {{ marker }}{{ "," if not loop.last }}
+    {%- else %}
+    {{ q(col.name) }}, {{ marker }}{{ "," if not loop.last }}
+    {%- endif %}
+  {%- endfor %}
+  {%- if early %},
+    {{ q('_bloomery_rank') }}, {{ q('_bloomery_winner') }}
+  {%- endif %}
+  from (
+  {%- endif %}
   select
     {{ bloomery.string_literal(mapping.mapping) }} as {{ q('_bloomery_mapping') }},
     {{ bloomery.string_literal(mapping.source) }} as {{ q('_bloomery_source') }},
@@ -131,10 +184,16 @@ typed as (
   {%- if entity.metadata %}
     {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
   {%- endif %}
-  {%- set mapped = bloomery._mapped(mapping) %}
   {%- for col in entity.columns %}
-    {%- if col.name in mapped %}
-    {%- set v = bloomery.column_value(mapped[col.name], entity.quality) %}
+    {%- if col.name in split %}
+    {%- set v = values[col.name] %}
+    {{ v.value }} as {{ q(col.name) }},
+    {%- if v.failures | length > 1 %}
+    ({{ v.failures[:-1] | join(' or ') }}) as {{ q('_bloomery_cast_failed__' ~ col.name) }},
+    {%- endif %}
+    ({{ v.last_input }} is not null) as {{ q('_bloomery_present__' ~ col.name) }}{{ "," if not loop.last }}
+    {%- elif col.name in mapped %}
+    {%- set v = values[col.name] %}
     {{ v.value }} as {{ q(col.name) }},
     {{ ('(' ~ (v.failures | join(' or ')) ~ ')') if (v.failures and entity.quality) else 'false' }} as {{ q('_bloomery_cast_failed__' ~ col.name) }}{{ "," if not loop.last }}
     {%- else %}
@@ -150,6 +209,11 @@ typed as (
   {%- if narrow %}
   where {{ bloomery._narrow_filter(sources[mapping.source], mapped, entity, state, mapping.source) }}
   {%- endif %}
+  {%- endif %}
+  {%- if split %}
+  {#- the values computed once a row: the markers above read them #}
+  {{ bloomery.evaluate_once() }}
+  ) as {{ q('_bloomery_values') }}
   {%- endif %}
   {%- if not loop.last %}
   union all
@@ -207,7 +271,8 @@ ranked as (
     {%- set keys, order = [], [] -%}
     {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
     {%- for o in entity.dedupe.order %}{% do order.append(q(o.column)) %}{% endfor %}
-    {%- set window = bloomery._dedupe_window(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none) %}
+    {%- set parsed = bloomery._dedupe_parsed(entity.dedupe.order, order) %}
+    {%- set window = bloomery._dedupe_window(keys, entity.dedupe.order, order, q('_bloomery_source') if merged else none, parsed) %}
     row_number() {{ window }} as {{ q('_bloomery_rank') }}
     {%- if entity.metadata %},
     first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
@@ -218,7 +283,16 @@ ranked as (
     cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_winner') }}
     {%- endif %}
   {%- endif %}
+  {%- if not early and entity.dedupe and parsed %}
+  {#- the order's timestamps, parsed once a row below the window (see _dedupe_parsed) #}
+  from (
+    select candidates.*, {% for i in parsed | sort %}{{ parsed[i][0] }} as {{ q(parsed[i][1]) }}{{ ", " if not loop.last }}{% endfor %}
+    from candidates
+    {{ bloomery.evaluate_once() }}
+  ) as candidates
+  {%- else %}
   from candidates
+  {%- endif %}
 ),
 {#- One pass over every candidate: the rows dedupe drops stay in the relation (route 'deduped')
     rather than being read a second time for a union, which would run the dedupe window twice.
@@ -231,18 +305,24 @@ joined as (
     false as {{ q('_bloomery_held') }}
   {%- endif %}
   {%- for r in rules if r.rule == 'referential' %},
-    {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_key') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
+    {#- NULL when no parent key matched: the parent's first key column is never NULL there #}
+    {{ q('_bloomery_ref_' ~ loop.index0) }}.{{ q('_bloomery_ref_k0') }} as {{ q('_bloomery_ref__' ~ r.relationship) }}
   {%- endfor %}
   from ranked
   {%- for r in rules if r.rule == 'referential' %}
   {#- this rule's alias, named here: inside the loops over pairs below, loop.index0 counts pairs -#}
   {%- set alias = '_bloomery_ref_' ~ loop.index0 %}
+  {#- The distinct parent keys and nothing else: over a single key column PostgreSQL then knows
+      the join's parent side is unique and hashes its keys, not the wide staged rows (with a
+      constant beside the key it hashed the staged rows, 64 batches at 1M; docs/performance.md).
+      A hashed `in (select ...)` would do the same for small parents, but above the hash memory
+      limit PostgreSQL runs it as a linear scan of the parent keys per row. #}
   left join (
   {%- if parents[r.parent] is none %}
-    select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    select {% for pair in r.pairs %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_ref_k' ~ loop.index0) }}{{ ", " if not loop.last }}{% endfor %}
     where 1 = 0
   {%- else %}
-    select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}, {% endfor %}1 as {{ q('_bloomery_ref_key') }}
+    select distinct {% for pair in r.pairs %}{{ q(pair[1]) }} as {{ q('_bloomery_ref_k' ~ loop.index0) }}{{ ", " if not loop.last }}{% endfor %}
     from {{ parents[r.parent] }}
     where {% for pair in r.pairs %}{{ q(pair[1]) }} is not null and {% endfor %}{{ bloomery._not_unknown_member(r, q) }}
   {%- endif %}
