@@ -32,7 +32,7 @@
     {%- endif %}
     insert into {{ kept }} ({{ cols | join(', ') }})
     select {% for c in ir.columns %}{{ q(c.name) }}, {% endfor %}{% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
-           {% if merged %}{{ q('_bloomery_source') }}, {% endif %}{{ q('_quality_flags') }}, {{ bloomery.flags_size(q('_quality_flags')) }} = 0
+           {% if merged %}{{ q('_bloomery_source') }}, {% endif %}{{ q('_quality_flags') }}, {{ q('_quality_ok') }}
     from {{ outcome }}
     where {{ q('_bloomery_outcome') }} = 'admit';
     update {{ reject }}

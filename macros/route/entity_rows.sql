@@ -14,10 +14,9 @@
 {% if swap %}{{ bloomery.publish_mark() }}
 {% endif -%}
 select
+  {#- the staged table carries the declared types and `_quality_ok` (quality_split.sql): copied as they are -#}
   {%- for col in entity.columns %}
-  {#- a decimal keeps its declared precision and scale in the published table: on PostgreSQL the
-      guarded cast (CASE WHEN ... THEN cast(x as numeric(p,s)) END) types as a bare numeric -#}
-  {% if col.type.name == 'decimal' %}cast({{ q(col.name) }} as {{ bloomery.type_name(col.type) }}) as {% endif %}{{ q(col.name) }},
+  {{ q(col.name) }},
   {%- endfor %}
   {%- if entity.metadata %}
   {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
@@ -27,7 +26,7 @@ select
   {{ q('_bloomery_source') }} as {{ q('_source') }},
   {%- endif %}
   {{ q('_quality_flags') }},
-  {{ bloomery.flags_size(q('_quality_flags')) }} = 0 as {{ q('_quality_ok') }}
+  {{ q('_quality_ok') }}
 from {{ staged }}
 where ({{ 'false' if swap else q('_bloomery_route') ~ " = 'keep'" }})
 {%- if entity.get('unknown_member') %}

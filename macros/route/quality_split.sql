@@ -384,6 +384,10 @@ select
   {{ bloomery._staged_columns(entity) }},
   {#- most rows fire nothing: the list is built only for the rows that do #}
   case when {{ q('_bloomery_fired') }} then {{ bloomery.flag_list(flag_items) }} else {{ bloomery.empty_flags() }} end as {{ q('_quality_flags') }},
+  {#- the list is empty exactly when no flag rule fired: computed here, once, so the entity copies it
+      and a published staged table already carries it (an UPDATE adding it afterwards rewrites
+      every tuple on PostgreSQL) -#}
+  not {{ q('_bloomery_fired') }} as {{ q('_quality_ok') }},
   {{ q('_bloomery_route') }}
   {%- if entity.quarantine %},
   {{ q('_bloomery_diverts') }}
@@ -443,7 +447,7 @@ from routed
   {%- endif -%}
 {%- endmacro %}
 
-{#- The columns every staged row carries. The bronze payload (`_bloomery_raw`, the reject
+{#- The columns every staged row carries, typed as the entity declares them. The bronze payload (`_bloomery_raw`, the reject
     table's `raw`) is built only on quarantined rows, the only ones the reject table reads: as one
     value rather than a column per bronze column, it costs nothing on the rows that are kept. A
     merged entity's row gets the payload of the mapping that produced it. -#}
@@ -456,6 +460,11 @@ from routed
     {%- if repair -%}
       {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
       {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ repair) ~ " then " ~ bloomery.string_literal(bloomery.vocabulary().unknown_member) ~ " else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+    {%- elif col.type.name == 'decimal' -%}
+      {#- the declared precision and scale, already in the staged table: on PostgreSQL the guarded
+          cast (CASE WHEN ... THEN cast(x as numeric(p,s)) END) types as a bare numeric, and
+          altering the type of a published column afterwards rewrites the table -#}
+      {%- do cols.append('cast(' ~ q(col.name) ~ ' as ' ~ bloomery.type_name(col.type) ~ ') as ' ~ q(col.name)) -%}
     {%- else -%}
       {%- do cols.append(q(col.name)) -%}
     {%- endif -%}

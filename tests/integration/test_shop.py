@@ -38,9 +38,10 @@ def test_parent_carries_the_unknown_member(built):
 @pytest.mark.parametrize("built", [DUCKDB], indirect=True)
 def test_a_project_macro_overrides_the_package(built):
     # integration_tests/macros/flags_size.sql overrides `duckdb__flags_size` through the dispatch
-    # search order, as a user's project would; the package's own macro has no such comment
+    # search order, as a user's project would; the package's own macro has no such comment. The
+    # mart counts the flagged kept rows with it (the entity copies `_quality_ok` from the staged table)
     marker = "flags_size: bloomery_integration_tests override"
-    compiled = built.dir / "target" / "compiled" / "bloomery_integration_tests" / "models" / "bloomery" / "order_item.sql"
+    compiled = built.dir / "target" / "compiled" / "bloomery_integration_tests" / "models" / "bloomery" / "mart_data_quality.sql"
     assert marker in compiled.read_text()
     assert not any(marker in p.read_text() for p in (ROOT / "macros").rglob("*.sql"))
 

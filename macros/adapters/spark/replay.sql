@@ -32,7 +32,7 @@
       on {% for k in ir.key %}t.{{ q(k) }} = ak.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
     {%- endif %}
     union all
-    select {% for c in cols %}{{ q('_bloomery_source') if c == q('_source') else c }}, {% endfor %}{{ bloomery.flags_size(q('_quality_flags')) }} = 0
+    select {% for c in cols %}{{ q('_bloomery_source') if c == q('_source') else c }}, {% endfor %}{{ q('_quality_ok') }}
     from {{ outcome }}
     where {{ o_ }} = 'admit'
   {%- endset -%}
