@@ -155,16 +155,22 @@ def dbt_build(project, kill_at: str | None = None, timeout: float = 300) -> subp
            "--target-path", str(project.dir / "target"), "--log-path", str(project.dir / "logs"), "--target", "duckdb"]
     if kill_at is None:
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    return kill_when_reached(cmd, env, mark.exists, kill_at, timeout, poll=0.05)
+
+
+def kill_when_reached(cmd: list, env: dict, reached, kill_at: str, timeout: float, poll: float) -> int:
+    """Runs dbt and SIGKILLs it as soon as `reached()` says it stands at `kill_at` (the engine's
+    test tells how: a mark file, a sleeping session); dbt's exit status."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + timeout
-    while not mark.exists():
+    while not reached():
         if proc.poll() is not None:
             pytest.fail(f"dbt ended before reaching {kill_at}:\n{proc.stdout.read()[-3000:]}")
         if time.monotonic() > deadline:
             proc.kill()
             proc.wait()
             pytest.fail(f"dbt never reached {kill_at}")
-        time.sleep(0.05)
+        time.sleep(poll)
     os.kill(proc.pid, signal.SIGKILL)
     status = proc.wait()
     proc.stdout.close()

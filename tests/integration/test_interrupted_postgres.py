@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from .harness import INTEGRATION, PgProject
-from .test_interrupted_duckdb import ENTITIES, LATE
+from .test_interrupted_duckdb import ENTITIES, LATE, kill_when_reached
 
 sys.path.insert(0, str(INTEGRATION))
 from corpus import shop  # noqa: E402
@@ -109,22 +109,10 @@ def dbt_build(project, kill_at: str | None = None, timeout: float = 300):
            "--target-path", str(project.dir / "target"), "--log-path", str(project.dir / "logs"), "--target", "postgres"]
     if kill_at is None:
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + timeout
     # by what it waits on: the text of a long hook is cut short in pg_stat_activity
     waiting = ("select count(*) from pg_stat_activity where datname = current_database() "
                "and state = 'active' and wait_event = 'PgSleep'")
-    while not project.query(waiting)[0][0]:
-        if proc.poll() is not None:
-            pytest.fail(f"dbt ended before reaching {kill_at}:\n{proc.stdout.read()[-3000:]}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"dbt never reached {kill_at}")
-        time.sleep(0.1)
-    os.kill(proc.pid, signal.SIGKILL)
-    status = proc.wait()
-    proc.stdout.close()
+    status = kill_when_reached(cmd, env, lambda: bool(project.query(waiting)[0][0]), kill_at, timeout, poll=0.1)
     # the server notices the dropped connection and rolls its transaction back
     deadline = time.monotonic() + 60
     while project.query(waiting)[0][0]:
