@@ -34,8 +34,7 @@ sysdeps:
 	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
 ## The full test suite (what CI runs), on two workers: `loadfile` keeps a module on one worker with
-## what it shares (a parsed project, a PostgreSQL server of the worker's own). 18 to 21 minutes here
-## against 27 in one process.
+## what it shares (a parsed project, a PostgreSQL server of the worker's own). Times: docs/reliability.md.
 test: venv pg sysdeps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
@@ -45,8 +44,8 @@ golden: venv
 	$(BIN)/python -m tests.golden.golden
 
 ## Spark: the corpora, every rewrite of a parquet table and the regex corpus on a local pyspark
-## session (Java 17; requirements-spark.txt into .venv). A separate step: a JVM, 26 to 28 minutes here,
-## in one process: two workers (two JVMs on two cores) were no faster (28).
+## session (Java 17; requirements-spark.txt into .venv). A separate step, in one process:
+## two workers (two JVMs on two cores) were no faster.
 $(VENV)/.spark-installed: requirements-spark.txt $(BIN)/bloomery
 	$(BIN)/pip install --quiet -r requirements-spark.txt
 	touch $@
