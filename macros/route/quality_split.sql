@@ -416,18 +416,22 @@ from routed
     the ledger again. -#}
 {% macro _narrow_filter(relation, mapped, entity, state, source=none) -%}
   {%- set q = adapter.quote -%}
-  {%- set condition -%}
-  {{ q('_source_row_id') }} is null
-     or {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching
+  {%- set conditions = [q('_source_row_id') ~ ' is null'] -%}
+  {%- set by_row_id -%}
+  {{ q('_source_row_id') }} in (select {{ q('_bloomery_touch__source_row_id') }} from touching
        {%- if entity.mappings | length > 1 %} where {{ q('_bloomery_touch__source') }} = {{ bloomery.string_literal(source) }}{% endif %})
-  {%- if entity.dedupe %}
-     or exists (
+  {%- endset -%}
+  {%- do conditions.append(by_row_id) -%}
+  {%- if entity.dedupe -%}
+  {%- set by_key -%}
+  exists (
        select 1 from touching as b
        where {% for k in entity.key %}b.{{ q('_bloomery_touch__' ~ k) }} = {{ bloomery._key_value(mapped, k, entity) }}{{ " and " if not loop.last }}{% endfor %}
      )
-  {%- endif %}
   {%- endset -%}
-  {{ bloomery.rows_where(relation, condition) }}
+  {%- do conditions.append(by_key) -%}
+  {%- endif -%}
+  {{ bloomery.rows_where(relation, conditions) }}
 {%- endmacro %}
 
 {#- A mapping's columns by entity column name. -#}

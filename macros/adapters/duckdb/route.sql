@@ -9,18 +9,24 @@
   {{- bloomery._publish_in_place(mapping, source, staged) -}}
 {%- endmacro %}
 
-{#- DuckDB: the condition's semi-joins then probe only the few columns they test, in a subquery
-    that returns row ids, and the wide bronze rows are read for those ids alone (an incremental
-    batch over 10M bronze rows: 1.46 s down to 1.23 s). Only a stored table has row ids, and a
-    bronze column named `rowid` would hide them. -#}
-{% macro duckdb__rows_where(relation, condition) -%}
+{#- DuckDB: the conditions' semi-joins probe only the few columns they test, in subqueries that
+    return row ids, and the wide bronze rows are read for those ids alone (an incremental batch over
+    10M bronze rows: 1.46 s down to 1.23 s). Each condition gets its own subquery, joined by
+    `union all`: an `or` of semi-joins makes DuckDB mark every bronze row against each of them,
+    where a lone semi-join filters (the read of that batch: 0.40 s down to 0.21 s). Only a stored
+    table has row ids, and a bronze column named `rowid` would hide them. -#}
+{% macro duckdb__rows_where(relation, conditions) -%}
   {%- set stored = none -%}
   {%- if execute and relation is not string and relation.external is none -%}
     {%- set stored = adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) -%}
   {%- endif -%}
   {%- if stored is none or not stored.is_table
         or adapter.get_columns_in_relation(stored) | map(attribute='name') | map('lower') | select('equalto', 'rowid') | list -%}
-    {{ return(condition) }}
+    {{ return(bloomery.default__rows_where(relation, conditions)) }}
   {%- endif -%}
-  {{ return('rowid in (select rowid from ' ~ stored ~ ' where ' ~ condition ~ ')') }}
+  {%- set selects = [] -%}
+  {%- for condition in conditions -%}
+    {%- do selects.append('select rowid from ' ~ stored ~ ' where ' ~ condition) -%}
+  {%- endfor -%}
+  {{ return('rowid in (' ~ selects | join('\n       union all ') ~ ')') }}
 {%- endmacro %}
