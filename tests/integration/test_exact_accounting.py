@@ -142,18 +142,18 @@ def test_a_quarantined_child_waits_for_replay_whatever_its_timestamp(kind, tmp_p
     assert project.query(admitted) == [("o-1",), ("o-30",), ("o-31",), ("o-32",), ("o-40",)]
 
 
-@pytest.mark.duckdb
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("tamper, problem", [
     ("delete from main.customer__ledger where _source_row_id = 'c-20'", "bronze row never judged"),
     ("delete from main.customer where _source_row_id = 'c-20'", "do not add up to the entity rows"),
     ("delete from main.customer__reject where _source_row_id = 'c-21'", "diverted but not in the reject table"),
     ("delete from main.customer__ledger where _source_row_id = 'c-21'", "unresolved reject without a diverted delivery"),
 ])
-def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, tmp_path):
+def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, engine, tmp_path, request):
     """The audit is global: a bronze row the ledger lost, a kept row the entity lost, a diverted row
     the reject table lost, or a reject whose diverted delivery the ledger lost, fails it in a later
     `dbt test`, not only in the build that judged it."""
-    project = DuckProject(tmp_path)
+    project = engine_project(engine, tmp_path, request)
     materialize(project, "incremental_by_key")
     built_once(project)
     assert project.dbt("test", "--select", "customer_conservation").statuses["customer_conservation"] == "pass"
