@@ -121,15 +121,15 @@ violations as (
   union all
   {#- both directions in one full join, not two anti-joins: the diverted deliveries and the reject
       table are each read and hashed once (at 10M rows the audit went from 0.71 s to 0.61 s on
-      DuckDB). `diverted` and `unresolved` are never null on a row that is there, so a null one
-      says which side found no partner. #}
+      DuckDB). `route` and `unresolved` are never null on a row that is there, so a null one says
+      which side found no partner. #}
   select coalesce(l.{{ src }}, r.{{ src }}), coalesce(l.{{ srid }}, r.{{ srid }}), l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }},
          case when r.unresolved is null then 'diverted but not in the reject table'
               else 'unresolved reject without a diverted delivery' end
-  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, true as diverted
+  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('route') }}
         from {{ model }} where {{ q('route') }} = 'quarantine') as l
   full join rejected as r on r.{{ src }} = l.{{ src }} and r.{{ srid }} = l.{{ srid }}
-  where r.unresolved is null or (l.diverted is null and r.unresolved)
+  where r.unresolved is null or (l.{{ q('route') }} is null and r.unresolved)
   {%- else %}
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'diverted without a reject table'
