@@ -36,7 +36,7 @@ sysdeps:
 ## The full test suite (what CI runs), on two workers: `loadfile` keeps a module on one worker with
 ## what it shares (a parsed project, a PostgreSQL server of the worker's own). Times: docs/reliability.md.
 test: venv pg sysdeps
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
 ## The golden copies of the generated dbt files (tests/golden/trees), after a change to what the
 ## compiler emits on purpose: the diff is the review (tests/golden/test_golden.py checks them).
@@ -51,7 +51,7 @@ $(VENV)/.spark-installed: requirements-spark.txt $(BIN)/bloomery
 	touch $@
 
 test-spark: venv pg sysdeps $(VENV)/.spark-installed
-	$(BIN)/python -m pytest -q -m spark tests/integration
+	$(BIN)/python -m pytest -q -m spark --durations=25 tests/integration
 
 ## Trino, Snowflake, BigQuery, Redshift, Databricks: rendered with the real adapters, parsed by sqlglot.
 DIALECTS_VENV := .venv-dialects
@@ -63,7 +63,7 @@ $(DIALECTS_VENV)/bin/bloomery: requirements-dialects.txt pyproject.toml
 	touch $@
 
 test-dialects: $(DIALECTS_VENV)/bin/bloomery
-	$(DIALECTS_VENV)/bin/python -m pytest -q -m dialects tests/dialects
+	$(DIALECTS_VENV)/bin/python -m pytest -q -m dialects --durations=25 tests/dialects
 
 clean:
 	rm -rf $(VENV) $(DIALECTS_VENV) .pg integration_tests/target integration_tests/dbt_packages demo/build
