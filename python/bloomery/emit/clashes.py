@@ -12,9 +12,6 @@ from ..resolve import ProjectIR
 from ..errors import EmitError, Location
 from ..guardrails.targets import NAME_MAX_BYTES
 
-# the package's own model (models/_bloomery_run_start.sql): a relation of the target schema too
-RUN_START = "_bloomery_run_start"
-
 
 class _Files(dict):
     """The generated files, by name. Every node bloomery generates is named after something in the
@@ -48,7 +45,6 @@ class _Files(dict):
         for name, entity in entities.items():
             relations.setdefault(name, f"entities.{name}")            # a type 2 entity's snapshot
             relations[f"{name}__staged_rest"] = f"entities.{name}"     # publish_staged's rows not kept
-        relations[RUN_START] = ""
         bronze = {s["name"].lower(): s for s in self.project.sources}
         for relation, origin in sorted(relations.items()):
             source = bronze.get(relation.lower())
@@ -89,7 +85,7 @@ class _Files(dict):
                         raise self.project.relocate(EmitError(
                             f"the generated test `{name}` is {len(name.encode())} bytes long: dbt names its SQL file and "
                             f"its stored failures after it, and PostgreSQL keeps {NAME_MAX_BYTES} bytes of a name",
-                            Location(path=self._path_of(name, origin, entities)),
+                            Location(path=self._owner_of(name, origin, entities)),
                             f"shorten the entity, field or rule name so that `{name[:20]}...` fits {NAME_MAX_BYTES} bytes"))
                     if name in seen:
                         raise self.project.relocate(EmitError(
@@ -100,6 +96,17 @@ class _Files(dict):
                             "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
                             "quarantine_rate, drift_quarantine_rate, drift_volume, bronze_schema) or of another test"))
                     seen[name] = origin
+
+    @classmethod
+    def _owner_of(cls, test: str, origin: str, entities: dict) -> str:
+        """The spec path a test is named after, also for the mart's tests (which carry no origin):
+        its rule, else the longest entity name it starts with."""
+        if origin.startswith("entities."):
+            return cls._path_of(test, origin, entities)
+        for name in sorted(entities, key=len, reverse=True):
+            if test.startswith(name + "_"):
+                return cls._path_of(test, f"entities.{name}", entities)
+        return origin
 
     @staticmethod
     def _path_of(test: str, origin: str, entities: dict) -> str:
