@@ -3,5 +3,5 @@
     that IR). Bump `ir_version` with IR_VERSION in python/bloomery/resolve/ir.py
     (tests/unit/emit/test_compile_check.py holds them equal). -#}
 {% macro compile_contract() -%}
-  {{ return({'ir_version': 4, 'version': '0.1.0'}) }}
+  {{ return({'ir_version': 5, 'version': '0.1.0'}) }}
 {%- endmacro %}

@@ -40,9 +40,11 @@
     {%- if rule.allow is defined -%}length(translate({{ col }}, {{ chars }}, '')) > 0
     {%- else -%}length(translate({{ col }}, {{ chars }}, '')) < length({{ col }}){%- endif -%}
   {%- elif kind == 'expression' -%}
-    {%- set ns = namespace(sql=rule.template) -%}
-    {%- for c in rule.columns -%}{%- set ns.sql = ns.sql | replace('__bloomery_col_' ~ loop.index0 ~ '__', adapter.quote(c)) -%}{%- endfor -%}
-    not ({{ ns.sql }})
+    {#- the parts joined once: SQL text as the compiler wrote it, a number i the column
+        `rule.columns[i]` in the engine's quoting; nothing is searched or replaced afterwards -#}
+    {%- set sql = [] -%}
+    {%- for part in rule.parts -%}{%- do sql.append(adapter.quote(rule.columns[part]) if part is number else part) -%}{%- endfor -%}
+    not ({{ sql | join('') }})
   {%- elif kind == 'referential' -%}
     ({{ adapter.quote('_bloomery_ref__' ~ rule.relationship) }} is null{% for pair in rule.pairs %} and {{ adapter.quote(pair[0]) }} is not null{% endfor %})
   {%- else -%}{{ exceptions.raise_compiler_error("bloomery.rule_violation: unknown rule kind " ~ kind) }}

@@ -14,6 +14,30 @@ METADATA = ("_load_id", "_ingested_at", "_source_row_id")
 RESERVED = frozenset({"metric_time", "_quality_flags", "_quality_ok", "_quality_repairs", *METADATA,
                       "_source", "has_quality_flags"})
 
+# bloomery's own namespace: every column it adds inside a relation it generates (`_bloomery_route`,
+# `_bloomery_rank`, `_bloomery_winner`, `_bloomery_raw`, `_bloomery_rule__<rule>`, ...) and every
+# relation or alias it names (`_bloomery_compile`, `_bloomery_values`) starts with INTERNAL_PREFIX,
+# and the expression placeholders carry PLACEHOLDER. No name a spec authors (entity, field, mapping
+# column, rule, test, relationship) and no bronze column a mapping reads or lists may enter it, in
+# any case: DuckDB renames a duplicate column instead of refusing it, so a bronze or spec column of
+# an internal name would silently be read as the internal one (docs/design.md, "Reserved names").
+# The ingestion metadata is not in it: bronze carries those columns and bloomery reads them.
+INTERNAL_PREFIX = "_bloomery"
+PLACEHOLDER = "__bloomery_"
+
+
+def in_namespace(name: str) -> bool:
+    """Whether `name` is bloomery's own (case-insensitively): it starts with INTERNAL_PREFIX or
+    carries PLACEHOLDER anywhere."""
+    folded = name.lower()
+    return folded.startswith(INTERNAL_PREFIX) or PLACEHOLDER in folded
+
+
+def is_reserved(name: str) -> bool:
+    """Whether a field (or an expression rule) may not be called `name`: a RESERVED member name in
+    any case, or bloomery's namespace."""
+    return name.lower() in RESERVED or in_namespace(name)
+
 # The value `unknown_member` rewrites an orphan's foreign key to, and the parent row it points at.
 UNKNOWN_MEMBER = "__unknown__"
 

@@ -16,6 +16,7 @@ a test argument that looks like one in braces and renders it), and control chara
 from __future__ import annotations
 
 import copy
+import json
 import re
 import shutil
 
@@ -247,7 +248,9 @@ POSITIONS = {
     # a backslash in a literal is read differently per engine; no Jinja delimiter in an expression
     "expression literal": (_set_expression_literal, {**ALL_BUILT, "quote": REFUSED, "jinja": REFUSED}),
     "assert enum value": (_set_assert_enum, ALL_BUILT),
-    "assert regex": (_set_assert_regex, ALL_BUILT),
+    # an assert regex runs on the engine: the portable subset of `pattern` (issue 37), where `{` is
+    # a repeat (so `{{` cannot be written) and a control character is not portable
+    "assert regex": (_set_assert_regex, {**ALL_BUILT, "jinja": REFUSED, "control": REFUSED}),
     "parse_ts format": (_set_parse_ts_format, ALL_REFUSED),
     "to_utc zone": (_set_to_utc_zone, ALL_REFUSED),
     "field name": (_set_field_name, {**ALL_BUILT, "quote": REFUSED, "jinja": REFUSED, "control": REFUSED}),
@@ -439,3 +442,119 @@ def test_an_assert_enum_with_a_quote_warns_instead_of_breaking_the_build(tmp_pat
     assert result.statuses["payment_note_enum"] == "warn"   # p2 only: "it's" is one of the values
     failures = result.result.results
     assert [r.failures for r in failures if r.node.name == "payment_note_enum"] == [1]
+
+
+# -- the reproductions of issue 37: no statement from a name, no steering from a bronze column ----
+from .harness import ENGINES, engine_project, load_logs  # noqa: E402
+
+SQL_NAME = "n) or (1=1)); drop table canary; --"
+HOSTILE_BRONZE = {"_bloomery_route": "keep", "_bloomery_rank": "1", "_bloomery_winner": "s-forged",
+                  "_bloomery_raw": '{"pay_id": "forged", "_source_row_id": "forged"}'}
+ROUTED_COLUMNS = PAY_COLUMNS + ["is_ok", "sqln"] + list(HOSTILE_BRONZE)
+
+
+def _names_tree() -> dict:
+    """The base tree plus a bool field spelled in mixed case, judged bare (`IsOk`), and a field
+    whose name is SQL, read by an expression."""
+    tree = base_tree()
+    _payment(tree)["fields"].update({"IsOk": {"type": "bool"}, SQL_NAME: {"type": "string"}})
+    _fields(tree).update({"IsOk": {"from": "$.is_ok", "transform": ["to_bool"]}, SQL_NAME: {"from": "$.sqln"}})
+    _payment(tree)["quality"] += [
+        {"rule": "expression", "name": "is_ok", "expr": "IsOk", "on_fail": "flag"},
+        {"rule": "expression", "name": "sqln_ok", "expr": '"' + SQL_NAME + "\" <> 'bad'", "on_fail": "flag"}]
+    return tree
+
+
+def _refused(project, tree) -> bool:
+    shutil.rmtree(project.dir / "specs")
+    write_tree(tree, project.dir / "specs")
+    return project.compile() == 1
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    return request.param
+
+
+def test_a_name_never_becomes_sql_and_a_bronze_column_never_steers(engine, tmp_path, request):
+    """The report: a field named `id__bloomery_col_1__x` next to a field whose name is SQL, both read
+    by one expression, ran `drop table` (the placeholders were substituted one after another, the
+    guard was case-sensitive). And bronze columns named like bloomery's own (`_bloomery_route`,
+    `_rank`, `_winner`, `_raw`) published a failing row, decided dedupe and forged the reject
+    payload. Now the names are refused at compile, the expression is joined once from its parts,
+    and the staged query reads only the bronze columns it names: a hostile bronze column is inert."""
+    project = engine_project(engine, tmp_path, request)
+    project.execute("create table main.canary as select 42 as alive")
+    # refused: the reproduction, and spec names that would shadow bloomery's columns
+    repro = _names_tree()
+    _payment(repro)["fields"]["id__bloomery_col_1__x"] = {"type": "string"}
+    _fields(repro)["id__bloomery_col_1__x"] = {"from": "$.note"}
+    _payment(repro)["quality"][2]["expr"] = 'ID__BLOOMERY_COL_1__X = "' + SQL_NAME + '"'
+    assert _refused(project, repro)
+    shadow = _names_tree()
+    shadow["mapping_payments.yaml"]["unmapped"].append("$._bloomery_raw")
+    assert _refused(project, shadow)
+    shadow = _names_tree()
+    _payment(shadow)["fields"]["_bloomery_route"] = {"type": "string"}
+    _fields(shadow)["_bloomery_route"] = {"from": "$._bloomery_route"}
+    assert _refused(project, shadow)
+
+    # built: the legitimate names, with bronze carrying columns named like bloomery's own
+    assert not _refused(project, _names_tree())
+    project.write_bronze("crm__accounts", ["acct", "tier", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("c1", "gold", *META, "a1")])
+    hostile = tuple(HOSTILE_BRONZE.values())
+    project.write_bronze("pay__payments", ROUTED_COLUMNS, [
+        ("p1", "c1", "a", "n", "x", "2024-03-01 10:00:00", *META, "s1", "false", "bad", *hostile),   # both expressions fire
+        ("p2", "c1", "zz", "n", "x", "2024-03-01 11:00:00", *META, "s2", "false", "bad", *hostile),   # label not in enum
+        ("p3", "c1", "b", "n", "x", "2024-03-01 12:00:00", "l1", "2024-03-01 00:00:00", "s3", "false", "bad", *hostile),
+        ("p3", "c1", "b", "m", "x", "2024-03-01 12:00:00", "l2", "2024-03-02 00:00:00", "s4", "true", "good", *hostile),
+    ])
+    result = project.dbt("build", check=False)
+    assert project.query("select * from main.canary") == [(42,)]
+    assert result.success, {k: v for k, v in result.statuses.items() if v not in ("success", "pass", "warn")}
+    kept = {r["pay_id"]: r for r in project.rows("select * from main.payment")}
+    assert set(kept) == {"p1", "p3"}, "the failing row is not published; no forged row"
+    assert kept["p3"]["_source_row_id"] == "s4", "dedupe is decided by the ingestion metadata"
+    flags = {k: sorted(r["_quality_flags"] if not isinstance(r["_quality_flags"], str) else r["_quality_flags"].split(","))
+             for k, r in kept.items()}
+    assert flags == {"p1": ["is_ok", "sqln_ok"], "p3": []}, "the bare bool column and the SQL-named field are judged"
+    rejects = project.rows("select _source_row_id, raw from main.payment__reject")
+    assert [r["_source_row_id"] for r in rejects] == ["s2"]
+    raw = json.loads(rejects[0]["raw"]) if isinstance(rejects[0]["raw"], str) else rejects[0]["raw"]
+    assert raw["pay_id"] == "p2" and "_bloomery_raw" not in raw, "the reject payload is the bronze row's named columns"
+    ledger = dict(project.query("select _source_row_id, route from main.payment__ledger"))
+    assert ledger == {"s1": "keep", "s2": "quarantine", "s3": "deduped", "s4": "keep"}
+    # replay re-judges the reject row from its payload: nothing forged is admitted
+    project.dbt("run-operation", "bloomery.replay", "--args", "{entity: payment}")
+    assert {r[0] for r in project.query("select pay_id from main.payment")} == {"p1", "p3"}
+    assert project.query("select * from main.canary") == [(42,)]
+
+
+def test_a_generated_relation_never_replaces_bronze(engine, tmp_path, request):
+    """The report: an entity named like its bronze relation, in the same schema, replaced the bronze
+    table on the first build. Refused at compile; and at run start, before any model runs, a
+    generated relation that is any source the project reads (here a user's own source, which the
+    compile cannot see) stops the build with the fix named."""
+    project = engine_project(engine, tmp_path, request)
+    tree = base_tree()
+    model = tree["entity_model.yaml"]
+    model["entities"]["crm__accounts"] = model["entities"].pop("account")
+    tree["mapping_accounts.yaml"]["target"] = "crm__accounts"
+    model["relationships"][0]["to"] = "crm__accounts"
+    project.write_bronze("crm__accounts", ["acct", "tier", "_load_id", "_ingested_at", "_source_row_id"],
+                         [("c1", "gold", *META, "a1")])
+    assert _refused(project, tree)
+
+    assert not _refused(project, base_tree())
+    project.write_bronze("pay__payments", PAY_COLUMNS, [("p1", "c1", "a", "n", "x", "2024-03-01 10:00:00", *META, "s1")])
+    project.execute("create table main.payment (legacy_id int)")
+    project.execute("insert into main.payment values (7)")
+    (project.dir / "models" / "legacy.yml").write_text(
+        "version: 2\nsources:\n  - name: legacy\n    schema: \"{{ target.schema }}\"\n    tables: [{name: payment}]\n")
+    result = project.dbt("build", check=False)
+    assert not result.success
+    assert not any(s == "success" for s in result.statuses.values()), "no model may run"
+    assert project.query("select legacy_id from main.payment") == [(7,)]
+    log = load_logs(project)
+    assert "is the source `legacy.payment` this project reads" in log and "Nothing was run" in log

@@ -23,7 +23,8 @@ def _macro_vocabulary() -> dict:
 
 def test_the_macros_vocabulary_is_the_modules():
     assert _macro_vocabulary() == {"metadata": list(vocabulary.METADATA), "unknown_member": vocabulary.UNKNOWN_MEMBER,
-                                   "replay_load": vocabulary.REPLAY_LOAD}
+                                   "replay_load": vocabulary.REPLAY_LOAD,
+                                   "internal_prefix": vocabulary.INTERNAL_PREFIX, "placeholder": vocabulary.PLACEHOLDER}
 
 
 def test_no_other_macro_spells_a_reserved_value_or_the_metadata_list():

@@ -10,6 +10,7 @@ import yaml
 
 from ..resolve import ProjectIR
 from ..errors import EmitError, Location
+from ..guardrails.targets import NAME_MAX_BYTES
 
 
 class _Files(dict):
@@ -35,6 +36,35 @@ class _Files(dict):
                 "bloomery's"))
         self[name], self.origin[name] = text, origin
 
+    def refuse_bronze_and_long_names(self, entities: dict) -> None:
+        """Every relation bloomery generates: never a bronze relation of the project (bronze and the
+        generated relations share the target schema by default, and a model named like its bronze
+        replaces it on the first build; the on-run-start check bloomery.assert_bronze_untouched
+        covers the schemas), and never longer than the shortest engine limit of a name."""
+        relations = {name.rsplit(".", 1)[0]: self.origin[name] for name in self if name.endswith(".sql")}
+        for name, entity in entities.items():
+            relations.setdefault(name, f"entities.{name}")            # a type 2 entity's snapshot
+            relations[f"{name}__staged_rest"] = f"entities.{name}"     # publish_staged's rows not kept
+        bronze = {s["name"].lower(): s for s in self.project.sources}
+        for relation, origin in sorted(relations.items()):
+            source = bronze.get(relation.lower())
+            if source is not None:
+                entity = source["entities"][0]
+                raise self.project.relocate(EmitError(
+                    f"bronze relation `{source['name']}` (the source of `{entity}`) has the name of the relation "
+                    f"`{relation}` bloomery generates ({'for ' + origin if origin else 'the package model'}): in one "
+                    "schema, the first build would replace the bronze table with it",
+                    Location(path=origin or f"entities.{entity}"),
+                    "rename the entity (or check), or land bronze under another name; bloomery generates "
+                    "`<entity>`, `<entity>__staged`, `__staged_rest`, `__kept`, `__reject`, `__ledger`, "
+                    "`<check>__reconcile` and the quality marts"))
+            if len(relation.encode()) > NAME_MAX_BYTES:
+                raise self.project.relocate(EmitError(
+                    f"the generated relation `{relation}` is {len(relation.encode())} bytes long; PostgreSQL keeps "
+                    f"{NAME_MAX_BYTES} bytes of a name and would cut it (and two cut names can meet)",
+                    Location(path=origin), f"shorten the entity (or check) name: with the longest suffix bloomery adds "
+                    f"(`__staged_rest`, 13 bytes) it must fit {NAME_MAX_BYTES} bytes"))
+
     def refuse_test_name_clashes(self, entities: dict) -> None:
         seen: dict[str, str] = {}
         for file, text in sorted(self.items()):
@@ -51,6 +81,12 @@ class _Files(dict):
                     name = body.get("name") if isinstance(body, dict) else None
                     if name is None:
                         continue
+                    if len(name.encode()) > NAME_MAX_BYTES:
+                        raise self.project.relocate(EmitError(
+                            f"the generated test `{name}` is {len(name.encode())} bytes long: dbt names its SQL file and "
+                            f"its stored failures after it, and PostgreSQL keeps {NAME_MAX_BYTES} bytes of a name",
+                            Location(path=self._owner_of(name, origin, entities)),
+                            f"shorten the entity, field or rule name so that `{name[:20]}...` fits {NAME_MAX_BYTES} bytes"))
                     if name in seen:
                         raise self.project.relocate(EmitError(
                             f"two generated tests are named `{name}` (for {seen[name] or self.PACKAGE} and for "
@@ -60,6 +96,17 @@ class _Files(dict):
                             "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
                             "quarantine_rate, drift_quarantine_rate, drift_volume, bronze_schema) or of another test"))
                     seen[name] = origin
+
+    @classmethod
+    def _owner_of(cls, test: str, origin: str, entities: dict) -> str:
+        """The spec path a test is named after, also for the mart's tests (which carry no origin):
+        its rule, else the longest entity name it starts with."""
+        if origin.startswith("entities."):
+            return cls._path_of(test, origin, entities)
+        for name in sorted(entities, key=len, reverse=True):
+            if test.startswith(name + "_"):
+                return cls._path_of(test, f"entities.{name}", entities)
+        return origin
 
     @staticmethod
     def _path_of(test: str, origin: str, entities: dict) -> str:

@@ -65,6 +65,7 @@ def render(project: ProjectIR) -> dict[str, str]:
         files.put("quality_bronze_columns.sql", _bronze_columns_sql(watched))
         files.put("quality_bronze_columns.yml", _bronze_columns_yaml(watched))
     files.refuse_test_name_clashes(entities)
+    files.refuse_bronze_and_long_names(entities)
     return dict(files)
 
 

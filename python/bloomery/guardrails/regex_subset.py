@@ -104,13 +104,14 @@ class _Width(NamedTuple):
 _ONE = _Width(1, 1)
 
 
-def check_portable_regex(pattern: str) -> None:
-    """Raise PortableRegexError unless `pattern` is in the portable subset and anchored."""
+def check_portable_regex(pattern: str, anchored: bool = True) -> None:
+    """Raise PortableRegexError unless `pattern` is in the portable subset and (unless `anchored`
+    is false: an `assert: {regex}`, which v1 lets match anywhere in the value) anchored."""
     if not isinstance(pattern, str):
         raise PortableRegexError("non-string pattern", "a pattern is a string", None)
     if pattern == "":
         raise PortableRegexError("empty pattern", "write ^$ if you mean the empty string", 0)
-    _Parser(pattern).parse()
+    _Parser(pattern, anchored).parse()
     # The subset is meant to be a subset of Python's re too; this is the belt to the braces.
     try:
         re.compile(pattern)
@@ -119,8 +120,9 @@ def check_portable_regex(pattern: str) -> None:
 
 
 class _Parser:
-    def __init__(self, pattern: str):
+    def __init__(self, pattern: str, anchored: bool = True):
         self.p = pattern
+        self.anchored = anchored
         self.i = 0
         self.depth = 0
         # (start, end, anchored_start, anchored_end) of each top-level branch, checked last
@@ -140,7 +142,8 @@ class _Parser:
         self.alternation(top=True)
         if self.i < len(self.p):  # only a ')' with no '(' stops the top-level alternation
             self.fail("unbalanced parenthesis", "this ) closes nothing; escape a literal one as \\)")
-        self.check_anchors()
+        if self.anchored:
+            self.check_anchors()
 
     def alternation(self, top: bool) -> _Width:
         starts = [self.i]

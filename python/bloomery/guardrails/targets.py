@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from ..errors import Location, UnsupportedByTarget
 
+# The shortest limit of a name among the targets: PostgreSQL keeps 63 bytes of an identifier
+# (NAMEDATALEN - 1) and cuts the rest with a NOTICE, so two long names can silently become one.
+# Every name a spec gives, and every relation and test bloomery names after it, fits it.
+NAME_MAX_BYTES = 63
+
 
 def refuse_unsupported(project) -> None:
     """What no dbt target can run, whatever the dialect: `check` refuses it too."""

@@ -6,6 +6,7 @@ import re
 
 from .. import errors as E
 from ..guardrails.literals import _bound_literal
+from ..guardrails.regex_subset import PortableRegexError, check_portable_regex
 from ..spec.dbt_metadata import _show
 from ..transforms.types import parse_type
 from ..vocabulary import METADATA
@@ -78,8 +79,13 @@ def check_asserts(tree: SpecTree, name, entity, docs):
                 tree.error(E.AssertLoweringError, tree.model, path + ("regex",),
                            f"assert regex needs a string field; `{fname}` is {t}", "drop it or assert min/max")
             else:
+                # it runs on the engine (RE2, POSIX ARE, Java): the subset `pattern` accepts, so
+                # `check` refuses what a build would fail on; unanchored, as v1 allows
                 try:
-                    re.compile(clause["regex"])
+                    check_portable_regex(clause["regex"], anchored=False)
+                except PortableRegexError as exc:
+                    tree.error(E.AssertLoweringError, tree.model, path + ("regex",), str(exc),
+                               "assert regex accepts the portable regex subset of `pattern` (docs/quality-rules.md)")
                 except (re.error, OverflowError, RecursionError, ValueError) as exc:
                     tree.error(E.AssertLoweringError, tree.model, path + ("regex",),
                                f"assert regex does not compile: {exc}", "fix the regular expression")

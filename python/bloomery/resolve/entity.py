@@ -100,9 +100,17 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
         if quality:
             rules += field_rules(tree, name, entity, doc, lowered, types, dedupe_cols, generated,
                                  scope=mir.name if seen is not None else None, seen=seen)
+    # A rule reading a field no mapping provides would judge NULL on every row, silently: refused.
+    # (On a merged entity a field some mappings provide is NULL on the others' rows by design.)
+    provided = {c for d in docs for section in ("key", "fields") for c in d.value.get(section, {})}
     for i, rule in enumerate(entity.get("quality", [])):
         if rule["rule"] == "referential":
             r = referential_rule(tree, name, entity, i, rule, relationships, types, rules, by_entity)
+            unfed = [f for f, _ in r.pairs if f not in provided] if r and docs else []
+            if unfed:
+                tree.error(E.GuardrailError, model, base + ("quality", i, "via"), _unfed_message(name, unfed, docs),
+                           "map the field in a mapping of the entity, or drop the rule")
+                continue
             if r:
                 rules.append(dataclasses.replace(r, name=unique_name(r.name, generated)))
     authored = set()
@@ -132,8 +140,13 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
             tree.error(E.GuardrailError, model, path + ("expr",), f"expr cannot be parsed as SQL ({type(exc).__name__})",
                        "one boolean condition over the entity's own columns, e.g. `discount <= unit_price`")
             continue
+        unfed = [c for c in checked.columns if c in fields and c not in provided]
+        if docs and unfed:
+            tree.error(E.GuardrailError, model, path + ("expr",), _unfed_message(name, unfed, docs),
+                       "map the field in a mapping of the entity, or judge another field")
+            continue
         rules.append(Rule(rule["name"], "expression", None, Disposition.of(rule["on_fail"]), format_path(path),
-                          args={"template": checked.template, "columns": list(checked.columns)}))
+                          args={"parts": list(checked.parts), "columns": list(checked.columns)}))
     if seen:
         # a merged entity's field rule, with every mapping that declares it
         scopes = {rule_name: tuple(mappings) for rule_name, mappings in seen.values()}
@@ -175,6 +188,13 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
         asserts=tuple(assert_irs(tree, name, entity)),
         docs=dict(_dbt_metadata(entity), columns={f: _dbt_metadata(entity["fields"][f]) for f in fields}),
     )
+
+
+def _unfed_message(name, unfed, docs) -> str:
+    which = ", ".join(f"`{c}`" for c in unfed)
+    by = f"the mapping of `{name}`" if len(docs) == 1 else f"any of the {len(docs)} mappings of `{name}`"
+    return (f"the rule reads {which}, which {by} does not provide: it would be NULL on every row, and the rule "
+            "would judge nothing")
 
 
 def mapping_ir(tree: SpecTree, name, entity, doc, lowered, quarantine) -> Mapping:

@@ -9,13 +9,14 @@ from pathlib import Path
 from .. import errors as E
 from ..errors import Location
 from ..guardrails.literals import _bound_ok, _bounds_reversed
+from ..guardrails.targets import NAME_MAX_BYTES
 from ..guardrails.regex_subset import PortableRegexError, check_portable_regex
 from ..spec.dbt_metadata import _meta_problems, _show, _test_problems
 from ..spec.documents import discover_specs, read_document
 from ..transforms.types import type_problem
-from ..vocabulary import RESERVED
+from ..vocabulary import INTERNAL_PREFIX, PLACEHOLDER, RESERVED, in_namespace, is_reserved
 from .tree import SpecTree
-from .values import DRIFT_DEFAULTS, basis_points
+from .values import DRIFT_DEFAULTS, basis_points, top_column
 
 # What cannot sit inside a quoted SQL identifier as written: the shipped dialects quote with " or `
 # and dbt's adapter.quote does not escape either; control characters have no place in a name.
@@ -67,9 +68,9 @@ def parse_semantics(tree: SpecTree):
     for name, entity in model.value["entities"].items():
         base = ("entities", name)
         for fname, fspec in entity["fields"].items():
-            if fname in RESERVED:  # also refused by the schema; kept for callers that skip it
-                tree.error(E.SpecParseError, model, base + ("fields", fname),
-                           f"`{fname}` is a reserved name", "rename the field")
+            if is_reserved(fname):  # the exact names also refused by the schema
+                tree.error(E.SpecParseError, model, base + ("fields", fname), _reserved_message("field", fname),
+                           "rename the field")
             bad = _UNQUOTABLE.search(fname)
             if bad:
                 tree.error(E.SpecParseError, model, base + ("fields", fname),
@@ -105,9 +106,10 @@ def parse_semantics(tree: SpecTree):
                        f"drift sensitivity {drift['sensitivity']} has more than two decimals",
                        "round it to hundredths, e.g. 2.5 or 3.25")
         for i, rule in enumerate(entity.get("quality", [])):
-            if rule.get("rule") == "expression" and rule.get("name") in RESERVED:
+            if rule.get("rule") == "expression" and is_reserved(str(rule.get("name"))):
                 tree.error(E.SpecParseError, model, base + ("quality", i, "name"),
-                           f"`{rule['name']}` is a reserved name", "choose another rule name")
+                           _reserved_message("rule", str(rule["name"])), "choose another rule name")
+    namespace(tree)
     for doc in tree.mappings:
         bad = _UNQUOTABLE.search(str(doc.value["source"]))
         if bad:
@@ -118,6 +120,72 @@ def parse_semantics(tree: SpecTree):
         for fname, fspec in doc.value.get("fields", {}).items():
             for i, rule in enumerate(fspec.get("quality", [])):
                 rule_grammar(tree, doc, ("fields", fname, "quality", i), rule)
+
+
+def _reserved_message(what: str, name: str) -> str:
+    if in_namespace(name):
+        return (f"{what} name `{name}` is in bloomery's own namespace (names starting with `{INTERNAL_PREFIX}` or "
+                f"holding `{PLACEHOLDER}`, in any case): bloomery names the columns it adds that way, and a "
+                "column of such a name would be read as bloomery's own")
+    return f"`{name}` is a reserved name: bloomery adds a column of that name itself (reserved in any case)"
+
+
+def namespace(tree: SpecTree):
+    """No authored name and no bronze column a mapping names is in bloomery's namespace
+    (vocabulary.in_namespace). Fields and expression rules are checked above, with the member
+    names too; here the other names a spec gives, and the bronze columns a mapping reads or lists."""
+    model = tree.model
+
+    def refuse(doc, path, what, name, fix, prefix=""):
+        if isinstance(name, str) and in_namespace(name):
+            tree.error(E.SpecParseError, doc, path, _reserved_message(what, name), fix, prefix=prefix)
+
+    def too_long(doc, path, what, name):
+        if isinstance(name, str) and len(name.encode()) > NAME_MAX_BYTES:
+            tree.error(E.SpecParseError, doc, path,
+                       f"{what} name `{name[:24]}...` is {len(name.encode())} bytes long; PostgreSQL keeps "
+                       f"{NAME_MAX_BYTES} bytes of a name and cuts the rest, so two long names could become one",
+                       f"shorten it to at most {NAME_MAX_BYTES} bytes")
+
+    for name, entity in model.value["entities"].items():
+        base = ("entities", name)
+        refuse(model, base, "entity", name, "rename the entity (and the `target:` of its mappings)")
+        too_long(model, base, "entity", name)
+        for fname in entity["fields"]:
+            too_long(model, base + ("fields", fname), "field", fname)
+        for i, rule in enumerate(entity.get("quality", [])):
+            too_long(model, base + ("quality", i, "name"), "rule", rule.get("name"))
+        for i, rule in enumerate(entity.get("quality", [])):
+            if rule.get("rule") != "expression":
+                refuse(model, base + ("quality", i, "name"), "rule", rule.get("name"), "choose another rule name")
+        for where, spec in [(base, entity)] + [(base + ("fields", f), s) for f, s in entity["fields"].items()]:
+            for key in ("tests", "data_tests"):
+                for i, entry in enumerate(spec.get(key) or []):
+                    test, args = next(iter(entry.items())) if isinstance(entry, dict) and len(entry) == 1 else (entry, None)
+                    refuse(model, where + (key, i), "test", test, "name another test")
+                    if isinstance(args, dict):
+                        refuse(model, where + (key, i, test, "name"), "test", args.get("name"), "choose another test name")
+    for i, rel in enumerate(model.value.get("relationships", [])):
+        refuse(model, ("relationships", i, "name"), "relationship", rel.get("name"), "rename the relationship")
+        too_long(model, ("relationships", i, "name"), "relationship", rel.get("name"))
+    for section in ("reconcile", "coverage"):
+        for i, check in enumerate(model.value.get(section, []) or []):
+            refuse(model, (section, i, "name"), "check", check.get("name"), "rename the check")
+            too_long(model, (section, i, "name"), "check", check.get("name"))
+    for doc in tree.mappings:
+        label = tree.mapping_label(doc)
+        bronze_fix = ("rename the bronze column in the loader (or a view over bronze): bloomery cannot tell it "
+                      "from a column of its own")
+        for section in ("key", "fields"):
+            for col, spec in doc.value.get(section, {}).items():
+                refuse(doc, (section, col), "mapping column", col, "rename the field", label)
+                if isinstance(spec, dict) and isinstance(spec.get("from"), str):
+                    refuse(doc, (section, col, "from"), "bronze column", top_column(spec["from"]), bronze_fix, label)
+                for i, rule in enumerate(spec.get("quality", []) if isinstance(spec, dict) else []):
+                    refuse(doc, (section, col, "quality", i, "name"), "rule", rule.get("name"), "choose another rule name",
+                           label)
+        for i, path in enumerate(doc.value.get("unmapped", [])):
+            refuse(doc, ("unmapped", i), "bronze column", top_column(path), bronze_fix, label)
 
 
 def dbt_metadata_grammar(tree: SpecTree, base: tuple, spec: dict):

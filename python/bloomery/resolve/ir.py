@@ -27,8 +27,9 @@ Data = abc.Mapping[str, Any]
 # models change in a way the macros rely on (2: `materialization`, and the ledger the models read;
 # 3: the quarantine thresholds, drift settings and dbt metadata, and the mart's `run_started_at`
 # pre-hook and `quality_drift` model: a project compiled before them must be compiled again;
-# 4: the entity's `route`, which quality_split renders instead of deciding).
-IR_VERSION = 4
+# 4: the entity's `route`, which quality_split renders instead of deciding; 5: an expression rule's
+# `parts`, joined once by rule_violation, in place of a template the macro substituted into).
+IR_VERSION = 5
 
 
 class Disposition(enum.IntEnum):
@@ -126,7 +127,7 @@ class Rule:
     # a merged entity's field rule judges the rows of the mappings that declare it
     mappings: tuple[str, ...] | None = field(default=None, metadata=_OMIT)
     # what the check's SQL reads, by kind: column_type; min/max; regex; values; allow/forbid;
-    # an expression's template and columns
+    # an expression's parts and columns
     args: Data = field(default_factory=dict, metadata=_INLINE)
     # referential rules
     relationship: str | None = field(default=None, metadata=_OMIT)

@@ -73,7 +73,7 @@ VALID = [
 @pytest.mark.parametrize("expr,template,columns", VALID)
 def test_valid(expr, template, columns):
     checked = check_expression(expr, KNOWN)
-    assert checked == CheckedExpression(template=template, columns=columns)
+    assert (checked.template, checked.columns) == (template, columns)
     assert_safe_template(checked)
 
 
@@ -102,6 +102,31 @@ def test_render_substitutes_identifiers_in_one_pass():
     with pytest.raises(ValueError):
         checked.render(['"a"'])
     assert column_token(3) == "__bloomery_col_3__"
+
+
+def test_the_expression_is_carried_in_parts_text_never_holding_a_name():
+    """Issue 37: the macro substituted placeholders one after another, so a later one landed
+    inside an earlier quoted name. The parts are SQL text and column numbers: nothing to search."""
+    checked = check_expression("a > b AND a < 3", KNOWN)
+    assert checked.parts == (0, " > ", 1, " AND ", 0, " < 3")
+    assert checked.columns == ("a", "b")
+
+
+def test_the_placeholder_is_refused_in_any_case():
+    """Issue 37: the guard was case-sensitive while the column lookup is not, so
+    `ID__BLOOMERY_COL_1__X` passed it and named the field `id__bloomery_col_1__x`."""
+    for expr in ("ID__BLOOMERY_COL_1__X > 0", "a = '__Bloomery_col_0__'", '"__bloomery_draft_0__" > 0'):
+        with pytest.raises(ExpressionError, match="reserves"):
+            check_expression(expr, KNOWN + ["id__bloomery_col_1__x"])
+
+
+def test_a_bare_bool_column_is_a_condition_in_parts():
+    """Issue 37: a bare bool column kept its quoted name in the template (the root was never
+    replaced), so the macro wrote the name as the spec spelled it, not as the engine quotes it."""
+    checked = check_expression("is_ok", ["is_ok"], ["is_ok"])
+    assert checked.parts == (0,) and checked.columns == ("is_ok",)
+    assert checked.render(['"is_ok"']) == '"is_ok"'
+    assert check_expression("IS_OK", ["is_ok"], ["is_ok"]).parts == (0,)
 
 
 def test_string_literal_with_quotes_semicolons_and_comment_markers_stays_a_literal():
