@@ -82,7 +82,7 @@ def check_target(project, name: str, table: dict[str, Dialect] | None = None) ->
     for ename, entity in sorted(project.entities.items()):
         base = f"entities.{ename}"
         needs_cast = [why for why, on in (("quality rules (the coercion marker)", entity.quality),
-                                          ("dedupe (the ingestion-metadata audit)", entity.declared_dedupe),
+                                          ("dedupe (the ingestion-metadata audit)", entity.dedupe),
                                           ("quarantine (the ingestion-metadata audit)", entity.quarantine))
                       if on]
         if needs_cast and not caps["null_on_failure_cast"]:
