@@ -97,7 +97,11 @@ def _entity_yaml(entity: Entity) -> str:
             "description": kept_model["description"] + " History kept by dbt (type 2): dbt_valid_from / dbt_valid_to.",
             "relation": f"ref('{name}__kept')",
             "config": {"unique_key": _quoted_name(entity.key[0]), "strategy": "check",
-                       "check_cols": [_quoted_name(c.name) for c in entity.columns] + ["_quality_flags"],
+                       "check_cols": [_quoted_name(c.name) for c in entity.columns] + ["_quality_flags"]
+                                     # a version names the source row it came from: a key delivered
+                                     # again unchanged under a new source row is a new version, so
+                                     # the current version is always the ledger's kept delivery
+                                     + (["_source_row_id"] if entity.metadata else []),
                        "tags": tags, **({"meta": _data(docs["meta"])} if docs["meta"] else {}),
                        **({"grants": _grants(entity)} if entity.grants else {})},
             **({"data_tests": kept_model["data_tests"]} if kept_model.get("data_tests") else {}),

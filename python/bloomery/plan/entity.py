@@ -38,7 +38,7 @@ class EntityDiffs:
             self.add(f"entity:{name}", ChangeClass.BREAKING, f"select revoked from {names(old - new)}", name)
 
     def dedupe(self, name, o, n):
-        a, b = o.dedupe, n.dedupe
+        a, b = o.declared_dedupe, n.declared_dedupe
         if a == b:
             return
         order = lambda d: ", ".join(x.column for x in d.order)  # noqa: E731

@@ -13,7 +13,7 @@ from ..transforms.types import parse_type
 from ..vocabulary import METADATA
 from .checks import assert_irs, check_asserts, check_classification, check_redaction
 from .ir import (Column, Dedupe, DedupeColumn, Disposition, Entity, MappedColumn, Mapping, Quarantine, Rule,
-                 materialization)
+                 delivery_order, materialization)
 from .naming import unique_name
 from .references import joins_quality
 from .entity_rules import field_rules, referential_rule
@@ -171,8 +171,10 @@ def entity_ir(tree: SpecTree, name, docs, lowered, relationships, by_entity) -> 
         materialization=materialization(entity), quality=quality, metadata=metadata,
         columns=tuple(Column(f, type_ir(types[f]), f in entity["key"]) for f in fields),
         mappings=tuple(mapping_irs),
+        # a type 2 entity's deliveries of a key are its versions: without `dedupe:` the newest by
+        # delivery order is the current one (with no ingestion metadata there is no order to read)
         dedupe=Dedupe(tuple(DedupeColumn(c, c in METADATA and c not in fields) for c in dedupe_cols))
-               if dedupe else None,
+               if dedupe else delivery_order() if entity.get("scd") == "type2" and metadata else None,
         quarantine=Quarantine(quarantine["retention"], retention_hours(quarantine["retention"]),
                               tuple(sorted({top_column(p) for p in quarantine.get("redact", [])})),
                               # warn by default on any quarantined row, fail only when the spec says so

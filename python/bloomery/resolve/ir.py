@@ -103,6 +103,17 @@ class DedupeColumn:
 @dataclass(frozen=True)
 class Dedupe:
     order: tuple[DedupeColumn, ...]   # `latest_by` then its tie breaks
+    # not declared: the delivery order a type 2 entity without `dedupe:` ranks its deliveries of a
+    # key by, newest first, so one of them is the current version (`delivery_order` below)
+    implied: bool = field(default=False, metadata=_OMIT)
+
+
+def delivery_order() -> Dedupe:
+    """The order of a key's deliveries, newest first, for a type 2 entity that declares no
+    `dedupe:`: `_ingested_at` (as the timestamp it casts to), then `_load_id`, then (as in every
+    dedupe order) `_source_row_id`. Every delivery of a key is a version; the newest is current and
+    the older ones are recorded as having lost the key to it (docs/design.md, "Type 2 versions")."""
+    return Dedupe((DedupeColumn("_ingested_at", True), DedupeColumn("_load_id", True)), implied=True)
 
 
 @dataclass(frozen=True)
@@ -206,6 +217,11 @@ class Entity:
 
     def __post_init__(self):
         object.__setattr__(self, "route", route_of(self.rules))
+
+    @property
+    def declared_dedupe(self) -> Dedupe | None:
+        """The `dedupe:` the spec declares (not a type 2 entity's implied delivery order)."""
+        return None if self.dedupe is None or self.dedupe.implied else self.dedupe
 
     def rule_named(self, name: str) -> Rule | None:
         return next((r for r in self.rules if r.name == name), None)

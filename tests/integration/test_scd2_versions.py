@@ -1,0 +1,135 @@
+"""Issue 38, type 2 history: a type 2 entity's deliveries of a key are its versions, and every
+build of a valid spec passes its audits because the rows are right.
+
+One spec, four type 2 entities fed the same bronze history, one per way of ordering and judging
+(docs/design.md, "Type 2 versions"): without `dedupe:` the newest delivery (`_ingested_at`, then
+`_load_id`) is the current version; with `dedupe:` its order decides. `full` judges all of bronze
+each build; `incremental_by_key` and `incremental_by_partition` judge what the ledger does not hold.
+
+The history, one build each: S1 and S2 arrive; S1 changes (12.00); S1 changes again (14.00) and S2
+is delivered again unchanged under a new source row; nothing new (a `full` build then feeds the
+snapshot every delivery again: no stale version may become current). Each engine builds it once;
+the tests read what each build left. The last one tampers with the published history: a lost
+current version and a duplicated one must still fail the audits.
+"""
+from __future__ import annotations
+
+import pytest
+
+from .harness import ENGINES, engine_project, specs_folder
+
+ENTITIES = {
+    # name: (materialization, dedupe declared)
+    "price_full": ("full", False),
+    "price_incr": ("incremental_by_key", False),
+    "price_dd": ("full", True),
+    "price_dd_part": ("incremental_by_partition", True),
+}
+DEDUPE = "    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n"
+COLUMNS = ["sku", "amount", "_load_id", "_ingested_at", "_source_row_id"]
+LOADS = [
+    [("S1", "10.00", "l1", "2024-01-01 00:00:00", "r-1"), ("S2", "5.00", "l1", "2024-01-01 00:00:00", "r-2")],
+    [("S1", "12.00", "l2", "2024-01-02 00:00:00", "r-3")],
+    [("S1", "14.00", "l3", "2024-01-03 00:00:00", "r-4"), ("S2", "5.00", "l3", "2024-01-03 00:00:00", "r-5")],
+    [],
+]
+
+
+def _specs(tmp):
+    model = "spec_version: 1\nentities:\n"
+    files = {}
+    for name, (kind, dedupe) in ENTITIES.items():
+        model += (f"  {name}:\n    grain: one row per product and validity interval\n    materialization: {kind}\n"
+                  f"    key: [sku]\n    scd: type2\n"
+                  '    fields: {sku: {type: string}, amount: {type: "decimal(10,2)"}}\n'
+                  f"    quarantine: {{retention: 90d}}\n" + (DEDUPE if dedupe else ""))
+        files[f"{name}.yaml"] = (
+            f"mapping_version: 1\nsource: erp__{name}\ntarget: {name}\nkey: {{sku: {{from: \"$.sku\"}}}}\n"
+            'fields: {amount: {from: "$.amount", transform: [{to_decimal: [10, 2]}]}}\n'
+            'unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]\n')
+    files["model.yaml"] = model
+    return specs_folder(tmp, files)
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def history(request, tmp_path_factory):
+    """Build the history once per engine: each build's dbt result and, per entity, its versions
+    (sku, amount, source row, current) and its ledger (source row, route, winner)."""
+    tmp = tmp_path_factory.mktemp(f"scd2_{request.param}")
+    project = engine_project(request.param, tmp, request, _specs(tmp))
+    builds = []
+    for i, load in enumerate(LOADS):
+        for name in ENTITIES:
+            project.write_bronze(f"erp__{name}", COLUMNS, load, append=i > 0)
+        if i == 0:
+            assert project.compile() == 0
+        result = project.dbt("build", check=False)
+        builds.append({
+            "result": result,
+            "versions": {name: project.query(
+                f"select sku, cast(amount as varchar(20)), _source_row_id, dbt_valid_to is null from main.{name} "
+                "order by sku, dbt_valid_from, _source_row_id") for name in ENTITIES},
+            "ledger": {name: project.query(f"select _source_row_id, route, winner_row_id from main.{name}__ledger "
+                                           "order by 1") for name in ENTITIES},
+        })
+    return project, builds
+
+
+def test_every_build_exits_0_with_every_audit_passing(history):
+    _, builds = history
+    for i, build in enumerate(builds):
+        statuses = build["result"].statuses
+        assert build["result"].success, (i, {k: v for k, v in statuses.items() if v not in ("success", "pass")})
+        for name, (_, dedupe) in ENTITIES.items():
+            assert statuses[f"{name}_conservation"] == "pass", (i, name)
+            # without dedupe the current versions are still audited for one per key
+            assert statuses.get(f"{name}_key_unique") == (None if dedupe else "pass"), (i, name)
+
+
+def test_a_changed_attribute_is_a_new_version_and_the_old_one_is_closed(history):
+    _, builds = history
+    for name in ENTITIES:
+        s1 = [v for v in builds[2]["versions"][name] if v[0] == "S1"]
+        assert s1 == [("S1", "10.00", "r-1", False), ("S1", "12.00", "r-3", False), ("S1", "14.00", "r-4", True)], name
+        # the older deliveries lost the key to the newest: recorded, never silently dropped
+        ledger = dict((r, (route, winner)) for r, route, winner in builds[2]["ledger"][name])
+        assert ledger["r-1"] == ledger["r-3"] == ("deduped", "r-4") and ledger["r-4"] == ("keep", None), name
+
+
+def test_a_key_delivered_again_unchanged_under_a_new_source_row_is_a_new_version(history):
+    _, builds = history
+    for name in ENTITIES:
+        # before: S2 is r-2; after l3, the version names the source row it came from now
+        assert [v for v in builds[1]["versions"][name] if v[0] == "S2"] == [("S2", "5.00", "r-2", True)], name
+        assert [v for v in builds[2]["versions"][name] if v[0] == "S2"] == [
+            ("S2", "5.00", "r-2", False), ("S2", "5.00", "r-5", True)], name
+        ledger = dict((r, (route, winner)) for r, route, winner in builds[2]["ledger"][name])
+        assert ledger["r-2"] == ("deduped", "r-5") and ledger["r-5"] == ("keep", None), name
+
+
+def test_no_stale_version_becomes_current_again(history):
+    """The last build judges nothing new: a `full` build feeds the snapshot all of bronze again,
+    and only the newest delivery of each key reaches it, so the history does not move."""
+    _, builds = history
+    for name in ENTITIES:
+        assert builds[3]["versions"][name] == builds[2]["versions"][name], name
+        current = [v for v in builds[3]["versions"][name] if v[3]]
+        assert current == [("S1", "14.00", "r-4", True), ("S2", "5.00", "r-5", True)], name
+        assert builds[3]["ledger"][name] == builds[2]["ledger"][name], name
+
+
+def test_a_lost_or_duplicated_current_version_still_fails_the_audits(history):
+    """Tampering with the published history (last: it changes the warehouse): the conservation
+    audit finds a current version that was lost, and key uniqueness a key held twice."""
+    project, _ = history
+    project.execute("delete from main.price_full where sku = 'S2' and dbt_valid_to is null")
+    project.execute("insert into main.price_incr select * from main.price_incr where sku = 'S1' and dbt_valid_to is null")
+    result = project.dbt("test", "--select", "price_full_conservation", "price_incr_key_unique",
+                         "price_incr_conservation", check=False)
+    assert result.statuses == {"price_full_conservation": "fail", "price_incr_key_unique": "fail",
+                               "price_incr_conservation": "fail"}
+    lost = project.query("select problem from main_dbt_test__audit.price_full_conservation")
+    assert lost == [("kept deliveries (2) and replayed rows (0) do not add up to the entity rows (1)",)]
+    assert project.query("select sku, _bloomery_key_rows from main_dbt_test__audit.price_incr_key_unique") == [("S1", 2)]
+    doubled = project.query("select problem from main_dbt_test__audit.price_incr_conservation")
+    assert doubled == [("kept deliveries (2) and replayed rows (0) do not add up to the entity rows (3)",)]
