@@ -81,12 +81,6 @@ class _Files(dict):
                     name = body.get("name") if isinstance(body, dict) else None
                     if name is None:
                         continue
-                    if len(name.encode()) > NAME_MAX_BYTES:
-                        raise self.project.relocate(EmitError(
-                            f"the generated test `{name}` is {len(name.encode())} bytes long: dbt names its SQL file and "
-                            f"its stored failures after it, and PostgreSQL keeps {NAME_MAX_BYTES} bytes of a name",
-                            Location(path=self._owner_of(name, origin, entities)),
-                            f"shorten the entity, field or rule name so that `{name[:20]}...` fits {NAME_MAX_BYTES} bytes"))
                     if name in seen:
                         raise self.project.relocate(EmitError(
                             f"two generated tests are named `{name}` (for {seen[name] or self.PACKAGE} and for "

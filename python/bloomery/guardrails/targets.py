@@ -10,7 +10,8 @@ from ..errors import Location, UnsupportedByTarget
 
 # The shortest limit of a name among the targets: PostgreSQL keeps 63 bytes of an identifier
 # (NAMEDATALEN - 1) and cuts the rest with a NOTICE, so two long names can silently become one.
-# Every name a spec gives, and every relation and test bloomery names after it, fits it.
+# Every name a spec gives, and every relation bloomery names after it, fits it. (A test is no
+# relation: its name, at most three such names joined, only has to make a file name.)
 NAME_MAX_BYTES = 63
 
 

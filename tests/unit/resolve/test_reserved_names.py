@@ -56,7 +56,6 @@ CASES = {
     "entity name too long with __staged_rest": [
         (SE, "  order:  ", f"  {'o' * 55}:  "), (SO, "target: order", f"target: {'o' * 55}"),
         (SE, "from: order, to: customer", f"from: {'o' * 55}, to: customer"), (SE, "to: order, via", f"to: {'o' * 55}, via")],
-    "generated test name too long": [(SE, "name: discount_not_exceeding_gross", f"name: {'d' * 60}")],
 }
 
 
