@@ -22,6 +22,7 @@ from pathlib import Path
 from . import __version__
 from .resolve import check_project
 from .errors import BloomeryError, errors_of as _errors_of, print_errors as _report_errors
+from .terminal import inert
 
 
 def cmd_check(args) -> int:
@@ -74,9 +75,9 @@ def cmd_compile(args) -> int:
     if args.format == "json":
         print(json.dumps(report, indent=2))
     else:
-        print(f"compiled {len(project.entities)} entit(ies) into {args.out}: "
-              f"{len(report['written'])} written, {len(report['unchanged'])} unchanged, "
-              f"{len(report['removed'])} removed")
+        print(inert(f"compiled {len(project.entities)} entit(ies) into {args.out}: "
+                    f"{len(report['written'])} written, {len(report['unchanged'])} unchanged, "
+                    f"{len(report['removed'])} removed"))
     return 0
 
 
@@ -103,15 +104,15 @@ def _check_compiled(args, changes) -> int:
         print(json.dumps({"up_to_date": up_to_date, "missing": missing, "changed": changed, "stale": changes.stale},
                          indent=2))
     elif up_to_date:
-        print(f"up to date: {args.out} holds what {args.specs} compiles to ({len(changes.files)} file(s))")
+        print(inert(f"up to date: {args.out} holds what {args.specs} compiles to ({len(changes.files)} file(s))"))
     else:
         for what, names in (("missing", missing), ("changed", changed)):
             for n in names:
-                print(f"{what}: {n}")
+                print(inert(f"{what}: {n}"))
         for n in changes.stale:
-            print(f"stale: {n} (would be removed)")
-        print(f"{args.out} is not what {args.specs} compiles to: run `bloomery compile --specs {args.specs} "
-              f"--out {args.out}` (nothing was written)")
+            print(inert(f"stale: {n} (would be removed)"))
+        print(inert(f"{args.out} is not what {args.specs} compiles to: run `bloomery compile --specs {args.specs} "
+                    f"--out {args.out}` (nothing was written)"))
     return 0 if up_to_date else OUT_OF_DATE
 
 
@@ -186,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug in bloomery, never the user's spec: say so plainly
-        print(f"bloomery: internal error ({type(exc).__name__}: {exc}). This is a bug; "
-              "please report it with the spec files that caused it.", file=sys.stderr)
+        print(inert(f"bloomery: internal error ({type(exc).__name__}: {exc}). This is a bug; "
+                    "please report it with the spec files that caused it."), file=sys.stderr)
         return 2
 
 

@@ -225,7 +225,8 @@ def print_errors(exc: BloomeryError, fmt: str) -> int:
     if fmt == "json":
         print(json.dumps([e.as_dict() for e in errors], indent=2))
     else:
+        from .terminal import inert
         for e in errors:
-            print(str(e), file=sys.stderr)
+            print(inert(e), file=sys.stderr)   # a refusal quotes spec values: one inert line each
         print(f"{len(errors)} error(s); nothing was written.", file=sys.stderr)
     return 1

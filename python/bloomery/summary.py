@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from .terminal import inert, inert_lines
 from .vocabulary import ENTITY_ROW, MART
 
 FAILED = 4                       # --fail-on warn|error found a drift, a dbt test or a model error at that severity or worse
@@ -71,8 +72,10 @@ def _entity_of(test_name: str, entities) -> str | None:
 
 
 def _first_line(message) -> str | None:
-    """What a node's error says, without dbt's own heading ("Compilation Error in model x (path)")."""
-    lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
+    """What a node's error says, without dbt's own heading ("Compilation Error in model x (path)").
+    Lines are dbt's, split at newlines only: a CR or another separator inside a value the engine
+    quotes stays in it (the JSON output carries the value exactly; the text escapes it)."""
+    lines = [line.strip() for line in str(message or "").split("\n") if line.strip()]
     lines = [line for line in lines if not re.match(r"(Compilation|Runtime|Database) Error in ", line)]
     return lines[0] if lines else None
 
@@ -181,7 +184,9 @@ def to_text(summary: dict) -> str:
         else:
             lines.append("dbt tests of the last invocation: none warn or fail")
     lines.append(f"overall: {summary['worst']}")
-    return "\n".join(lines) + "\n"
+    # the values in these lines come from the warehouse (an engine's message can quote a bronze
+    # value): each line is made inert, so a value cannot act on the terminal or start a line
+    return "\n".join(inert(line) for line in lines) + "\n"
 
 
 # -- I/O -------------------------------------------------------------------------------------------
@@ -228,7 +233,7 @@ def run(args) -> int:
                         args.target) as session:
             accounting, drift, run_results, severities = read(session, Path(args.project_dir))
     except DbtQueryError as exc:
-        print(f"bloomery summary: {exc}", file=sys.stderr)
+        print(inert_lines(f"bloomery summary: {exc}"), file=sys.stderr)
         return 1
     summary = build(accounting, drift, run_results, severities)
     if args.format == "json":

@@ -22,6 +22,8 @@ SECRET = "metadata-secret-that-must-not-leak"
 JINJA = "{{ env_var('" + SECRET_VAR + "') }}{% do run_query('drop table main.canary') %}{# c #}"
 QUOTES = "it's \"dq\" `bq` back\\slash ''"
 CALL = "env_var('" + SECRET_VAR + "')"
+SQL_TEXT = "'" + JINJA.replace("'", "''") + "'"          # JINJA as a SQL string literal
+JINJA_UNQUOTED = '{{ env_var("' + SECRET_VAR + '") }}{% do run_query("drop table main.canary") %}'
 
 
 def tree(statuses=("open", "paid")) -> dict:
@@ -261,7 +263,13 @@ def test_spec_text_in_metadata_is_data(tmp_path, monkeypatch):
         "tests": [{"same_text": {"name": f"status_text_{i}", "description": JINJA,
                                  "config": {"meta": {"x": JINJA}},
                                  "value": payload, "index": i}}
-                  for i, payload in enumerate((JINJA, QUOTES, CALL))]}
+                  for i, payload in enumerate((JINJA, QUOTES, CALL))] + [
+            # the other positions dbt renders: a SQL-carrying config the project opted in to (Jinja
+            # inside its SQL string literal) and the values of dbt's accepted_values
+            {"not_null": {"name": "status_where_text", "where": "status <> " + SQL_TEXT}},
+            {"accepted_values": {"name": "status_values_text", "values": ["open", "paid", JINJA_UNQUOTED]}}]}
+    # `same_text` writes its `value` into SQL, and `where` is SQL: this spec key carries SQL
+    specs["entity_model.yaml"] = {"sql_test_keys": ["value", "where"], **specs["entity_model.yaml"]}
     monkeypatch.setenv(SECRET_VAR, SECRET)
     project = make_project(tmp_path, specs)
     project.execute("create table main.canary as select 42 as alive")
@@ -283,6 +291,11 @@ def test_spec_text_in_metadata_is_data(tmp_path, monkeypatch):
         t = tests[f"status_text_{i}"]
         assert result.statuses[t["name"]] == "pass"   # the test compared the value it got with the text
         assert t["description"] == JINJA and t["config"]["meta"] == {"x": JINJA}
+    assert tests["status_where_text"]["config"]["where"] == "status <> " + SQL_TEXT
+    # the manifest keeps a test's arguments unrendered: the query dbt ran holds the value as text
+    (compiled,) = (project.dir / "target" / "compiled").rglob("status_values_text.sql")
+    assert "'" + JINJA_UNQUOTED + "'" in compiled.read_text()
+    assert result.statuses["status_where_text"] == result.statuses["status_values_text"] == "pass"
     for folder in ("target", "logs"):
         for path in (project.dir / folder).rglob("*"):
             if path.is_file():

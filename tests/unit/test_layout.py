@@ -20,7 +20,7 @@ MAX_LINES = 420
 
 # the package (or top-level module) -> its place in the pipeline
 LAYER = {
-    "bloomery": 0, "errors": 0, "vocabulary": 0,
+    "bloomery": 0, "errors": 0, "vocabulary": 0, "terminal": 0,
     "spec": 1,
     "transforms": 2,
     "guardrails": 3,

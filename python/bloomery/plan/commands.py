@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 
 from ..resolve import ProjectIR
+from ..terminal import inert
 from ..vocabulary import MART
 
 
@@ -112,4 +113,4 @@ def to_text(plan) -> str:
     lines.append("")
     lines.append("run, in this order:")
     lines.extend(f"  {cmd}" for cmd in plan.commands)
-    return "\n".join(lines) + "\n"
+    return "\n".join(inert(line) for line in lines) + "\n"   # lines quote spec values

@@ -20,6 +20,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..terminal import inert_lines
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project-dir", default=".", help="the dbt project (default: the current folder)")
@@ -37,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _progress(message: str) -> None:
-    print(f"bloomery report: {message}", file=sys.stderr, flush=True)
+    print(inert_lines(f"bloomery report: {message}"), file=sys.stderr, flush=True)
 
 
 def run(args) -> int:
@@ -57,7 +59,7 @@ def run(args) -> int:
                         Path(args.target_path) if args.target_path else None) as session:
             data = collect(session, options, _progress)
     except DbtQueryError as exc:
-        print(f"bloomery report: {exc}", file=sys.stderr)
+        print(inert_lines(f"bloomery report: {exc}"), file=sys.stderr)   # dbt's messages can quote bronze values
         return 1
     data.generated_at = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = render_html(data)

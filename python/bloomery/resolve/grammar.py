@@ -11,7 +11,7 @@ from ..errors import Location
 from ..guardrails.literals import _bound_ok, _bounds_reversed
 from ..guardrails.targets import NAME_MAX_BYTES
 from ..guardrails.regex_subset import PortableRegexError, check_portable_regex
-from ..spec.dbt_metadata import _meta_problems, _show, _test_problems
+from ..spec.dbt_metadata import SQL_KEYS, _meta_problems, _show, _test_problems, limit_problems, sql_carriers
 from ..spec.documents import discover_specs, read_document
 from ..transforms.types import type_problem
 from ..vocabulary import INTERNAL_PREFIX, PLACEHOLDER, RESERVED, in_namespace, is_reserved
@@ -204,10 +204,23 @@ def dbt_metadata_grammar(tree: SpecTree, base: tuple, spec: dict):
     for path, problem in _meta_problems(meta, base + ("meta",)):
         tree.error(E.SpecParseError, model, path, problem,
                    "meta holds text, numbers, booleans, lists and maps whose keys are plain names")
+    declared = set(model.value.get(SQL_KEYS) or [])
     for key in ("tests", "data_tests"):
         for i, entry in enumerate(spec.get(key) or []):
             for path, problem, hint in _test_problems(entry, base + (key, i)):
                 tree.error(E.SpecParseError, model, path, problem, hint)
+            for path, shown in limit_problems(entry, base + (key, i)):
+                tree.error(E.SpecParseError, model, path,
+                           f"a test's `limit` is a row count, got {shown} (dbt writes it into the test's query)",
+                           "write a whole number, e.g. `limit: 100`")
+            # a spec is data: SQL it carries into a test runs only where the project says so
+            for path, sql_key, why in sql_carriers(entry, base + (key, i)):
+                if sql_key not in declared:
+                    tree.error(E.SpecParseError, model, path,
+                               f"`{sql_key}` carries SQL: {why}, and a spec key runs no SQL unless the project "
+                               f"says so", f"if this SQL is meant to run, add `{SQL_KEYS}: [{sql_key}]` at the top "
+                               f"of the entity model (this spec key carries SQL; docs/extending-models.md); "
+                               f"otherwise drop it")
 
 
 def rule_grammar(tree: SpecTree, doc, path, rule):

@@ -21,6 +21,79 @@ DBT_TEST_CONFIG = ("severity", "tags", "enabled", "where", "limit", "warn_if", "
                    "store_failures", "store_failures_as", "meta", "database", "schema", "alias")
 _JINJA_OPENER = re.compile(r"\{[{%#]")
 
+# -- SQL in a user's test: refused unless the project says the key carries SQL -------------------
+# The project-level key of the entity model that lists them (docs/extending-models.md)
+SQL_KEYS = "sql_test_keys"
+# dbt writes these test configs into the test's query as they stand: `where` filters the model in
+# a subquery, `fail_calc` is the select list, `warn_if`/`error_if` follow it in a comparison
+# (dbt's test materialization)
+SQL_TEST_CONFIG = ("where", "fail_calc", "warn_if", "error_if")
+
+
+def _holds_text(value) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_text(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_text(v) for v in value)
+    return isinstance(value, str)
+
+
+def _argument_is_data(test: str, key: str, value, arguments: dict) -> bool:
+    """Whether a test argument reaches the test's SQL only as data. Numbers, booleans and nulls
+    do. Text does only where the test is known to quote it: dbt's `accepted_values` writes each
+    value between single quotes unescaped, so a value holding a quote or a backslash (an escape on
+    some engines) ends the string, and with `quote: false` every value is SQL. Any other test's
+    text (`relationships`' `to` and `field`, dbt_utils `expression_is_true`'s `expression`, a
+    custom generic test's arguments) is the test's to write into SQL as it likes."""
+    if not _holds_text(value):
+        return True
+    if test == "accepted_values" and key == "values" and arguments.get("quote", True) is not False:
+        return isinstance(value, list) and not any(isinstance(v, str) and ("'" in v or "\\" in v) for v in value)
+    return False
+
+
+def sql_carriers(entry, path: tuple) -> list[tuple[tuple, str, str]]:
+    """(path, key, why) of every value of a user's test entry that reaches SQL as it stands: a
+    config dbt writes into the test's query, or an argument the test may (see _argument_is_data).
+    An entry _test_problems refuses for its shape yields nothing here."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        return []
+    (name, args), = entry.items()
+    if not isinstance(name, str) or not isinstance(args, dict):
+        return []
+    here = path + (name,)
+    placed = []   # (key, value, its path, is it a test config)
+    for key, value in args.items():
+        if key in ("name", "description", "column_name", "model"):
+            continue
+        if key in ("config", "arguments") and isinstance(value, dict):
+            placed += [(k, v, here + (key, k), key == "config") for k, v in value.items()]
+        else:
+            placed.append((key, value, here + (key,), key in DBT_TEST_CONFIG))
+    arguments = {k: v for k, v, _, config in placed if not config}
+    out = []
+    for key, value, where, config in placed:
+        if config and key in SQL_TEST_CONFIG and _holds_text(value):
+            out.append((where, key, f"dbt writes a test's `{key}` into the test's query as it stands"))
+        elif not config and not _argument_is_data(name, key, value, arguments):
+            out.append((where, key, f"test `{name}` writes its argument `{key}` into SQL"
+                                    + (" between quotes it does not escape" if name == "accepted_values" else "")))
+    return out
+
+
+def limit_problems(entry, path: tuple) -> list[tuple[tuple, str]]:
+    """(path, shown value) of a test's `limit` that is not a row count: dbt writes it into the
+    test's query after `limit` as it stands."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        return []
+    (name, args), = entry.items()
+    if not isinstance(args, dict):
+        return []
+    found = [(path + (name, "limit"), args["limit"])] if "limit" in args else []
+    if isinstance(args.get("config"), dict) and "limit" in args["config"]:
+        found.append((path + (name, "config", "limit"), args["config"]["limit"]))
+    return [(p, _show(v)) for p, v in found if isinstance(v, bool) or not isinstance(v, int) or v < 0]
+
 
 def _meta_problems(value, path: tuple) -> list[tuple[tuple, str]]:
     """Where a meta (or test argument) value holds what no YAML dbt reads can carry as data: a key
