@@ -23,7 +23,9 @@
   {%- set id = bloomery.entity_reject_id(entity, 's.') -%}
 with diverted as (
   select
-    {{ id }} as {{ q('reject_id') }},
+    {# named in bloomery's namespace: `s.*` holds the entity's fields, which may include a
+       `reject_id` of their own #}
+    {{ id }} as {{ q('_bloomery_reject_id') }},
     s.*
   from {{ staged }} as s
   where s.{{ q('_bloomery_route') }} = 'quarantine'
@@ -41,7 +43,7 @@ first_seen as (
   group by {{ q('_source_row_id') }}{% if merged %}, {{ q('_bloomery_source') }}{% endif %}
 )
 select
-  d.{{ q('reject_id') }},
+  d.{{ q('_bloomery_reject_id') }} as {{ q('reject_id') }},
   {%- if merged %}
   d.{{ q('_bloomery_source') }} as {{ q('source_relation') }},
   d.{{ q('_bloomery_mapping') }} as {{ q('mapping') }},
@@ -73,6 +75,6 @@ from diverted as d
 left join first_seen as f on f.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }}
   {%- if merged %} and f.{{ q('_bloomery_source') }} = d.{{ q('_bloomery_source') }}{% endif %}
 {%- if existing is not none %}
-left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('reject_id') }}
+left join {{ existing }} as existing on existing.{{ q('reject_id') }} = d.{{ q('_bloomery_reject_id') }}
 {%- endif %}
 {%- endmacro %}

@@ -74,7 +74,7 @@
   {%- set outcome_sql -%}
     with contest as (
       select {% for k in ir.key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
-             {{ q('_source_row_id') }}, {{ q('_bloomery_source') }}, 'candidate' as side
+             {{ q('_source_row_id') }}, {{ q('_bloomery_source') }}, 'candidate' as {{ q('_bloomery_side') }}
       from {{ judged }}
       {%- if ir.dedupe %}
       union all
@@ -91,21 +91,21 @@
         {%- set keys, values = [], [] -%}
         {%- for k in ir.key %}{% do keys.append(q(k)) %}{% endfor -%}
         {%- for o in ir.dedupe.order %}{% do values.append(q(o.column)) %}{% endfor %}
-        {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values, q('_bloomery_source') if merged else none) }} as contest_rank
+        {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values, q('_bloomery_source') if merged else none) }} as {{ q('_bloomery_contest_rank') }}
       {%- else %}
-        1 as contest_rank
+        1 as {{ q('_bloomery_contest_rank') }}
       {%- endif %}
       from contest
     )
     select j.*,
       case
         when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
-        when r.contest_rank = 1 then 'admit'
+        when r.{{ q('_bloomery_contest_rank') }} = 1 then 'admit'
         else 'superseded'
       end as {{ q('_bloomery_outcome') }}
     from {{ judged }} as j
     join ranked as r
-      on r.side = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
+      on r.{{ q('_bloomery_side') }} = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
      and r.{{ q('_bloomery_source') }} = j.{{ q('_bloomery_source') }}
   {%- endset -%}
   {%- call statement('replay_outcome') -%}
