@@ -25,6 +25,13 @@ from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assign
 STR, INT_ARG, NUMBER, LITERAL, OPTIONS = "STR", "INT", "NUMBER", "LITERAL", "OPTIONS"
 NULLIFYING = frozenset({"split_part", "regex_extract", "nullif", "json_path"})
 MAX_PRECISION = 38
+# A numeric cast that would lose digits (a fraction into an int, more fractional digits than the
+# scale) is a coercion failure unless its step opts into rounding with `rounding:`. One mode, the
+# one every engine's decimal rounding already is: a half goes away from zero (2.25 -> 2.3,
+# -2.25 -> -2.3). `half_even` is not offered: no engine here rounds that way natively.
+ROUNDING_KEY = "rounding"
+ROUNDINGS = ("half_away_from_zero",)
+ROUNDED = frozenset({"to_int", "to_decimal", "parse_decimal"})
 
 
 @dataclass
@@ -56,6 +63,13 @@ def _literal_digits(text: str) -> tuple[int, int]:
     return max(precision, 1), scale
 
 
+def fraction_digits(d: Decimal) -> int:
+    """How many digits after the point `d` needs (trailing zeros do not count: 12.70 needs one)."""
+    _, digits, exponent = d.as_tuple()
+    zeros = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    return max(0, -exponent - zeros) if any(digits) else 0
+
+
 def _number(value: Any, name: str) -> str:
     text = str(value)
     if not re.fullmatch(r"-?\d+(\.\d+)?", text):
@@ -79,6 +93,9 @@ def _literal_for(t: SpecType, value: Any, name: str):
             p, s = _literal_digits(text)
             if p - s > t.precision - t.scale:
                 raise ChainError(None, f"`{name}` literal {text} does not fit {t}")
+            if fraction_digits(d) > t.scale:
+                raise ChainError(None, f"`{name}` literal {text} has more fractional digits than {t} keeps",
+                                 f"write it with at most {t.scale} digits after the point")
         elif t.name == "bool":
             if text.lower() not in ("true", "false", "1", "0"):
                 raise InvalidOperation
@@ -218,7 +235,10 @@ def _convert(t, args):
 
 
 _CAST_FAILS = "A value that does not convert is a coercion failure (`coercible`)."
-_NULLS = "Nullifying: gives NULL without a cast failing, so the column gets no implicit `coercible`."
+_LOSSY = ("A value that would lose digits ({what}) is a coercion failure too, unless the step opts into "
+          "rounding: `{example}` (a half goes away from zero: {halves}). Trailing zeros lose nothing.")
+_NULLS = ("Nullifying: its NULL is on purpose and no coercion failure; a value it passes on that a later cast "
+          "cannot take still is.")
 
 REGISTRY: dict[str, Signature] = {
     "trim": Signature((), _string_op("trim"), "trim", types="string → string",
@@ -244,12 +264,18 @@ REGISTRY: dict[str, Signature] = {
                           "with `in_enum`)."),
     "to_string": Signature((), _to_string, "to_string", types="any → string", doc="Casts to text."),
     "to_int": Signature((), _to_int, "to_int", types="string, int, decimal, bool → int",
-                        doc="Casts to a 64-bit integer. " + _CAST_FAILS),
+                        doc="Casts to a 64-bit integer; text is read as a decimal number (`12.0` is 12). "
+                        + _CAST_FAILS + " " + _LOSSY.format(what="a fraction, `12.7`",
+                                                            example="{name: to_int, rounding: half_away_from_zero}",
+                                                            halves="12.5 is 13, -12.5 is -13")),
     "to_decimal": Signature((INT_ARG, INT_ARG), _to_decimal, "{to_decimal: [12, 4]}",
                             "precision p, scale s (integers, 1 ≤ p ≤ 38, 0 ≤ s ≤ p)",
                             "string, int, decimal → decimal(p,s)",
                             "Casts to decimal(p,s); the text is `1234.5` (a dot, no group separator: see "
-                            "`parse_decimal`). " + _CAST_FAILS),
+                            "`parse_decimal`). " + _CAST_FAILS + " " + _LOSSY.format(
+                                what="`2.962` into decimal(8,1)",
+                                example="{to_decimal: [8, 1], rounding: half_away_from_zero}",
+                                halves="2.25 is 2.3, -2.25 is -2.3")),
     "to_bool": Signature((), _to_bool, "to_bool", types="string, int, bool → bool",
                          doc="Casts to boolean; an integer is true when it is not 0. " + _CAST_FAILS),
     "parse_ts": Signature((STR,), parse_temporal(TIMESTAMP, "parse_ts"), "{parse_ts: ISO8601}",
@@ -266,8 +292,10 @@ REGISTRY: dict[str, Signature] = {
                                "Reads a locale-formatted number: `12,50 €` is 12.50, `1.234,50` is 1234.50. "
                                "Groups are three digits; a sign and a currency symbol may come before or after; "
                                "blanks around are ignored. A value that does not match the format, or does not "
-                               "fit the field, is a coercion failure (`coercible`), like a failed cast. A format "
-                               "that could read a text two ways is refused.", declared=True),
+                               "fit the field, is a coercion failure (`coercible`), like a failed cast; so is one "
+                               "with more fractional digits than the field's scale, unless the step says "
+                               "`rounding: half_away_from_zero`. A format that could read a text two ways is "
+                               "refused.", declared=True),
     "to_utc": Signature((STR,), lower_to_utc, "{to_utc: Europe/Paris}", "zone (IANA name)", "timestamp → timestamp",
                         "Reads a zoneless wall-clock time in the zone and gives it in UTC."),
     "coalesce": Signature((LITERAL,), _coalesce, '{coalesce: "0"}', "literal (string or integer) of the value's type",
@@ -315,6 +343,21 @@ def normalize_step(step: Any) -> tuple[str, list]:
     return name, [int(a) if isinstance(a, bool) else a for a in args]
 
 
+def split_rounding(step: Any) -> tuple[Any, str | None]:
+    """A step with the rounding opt-in (`{to_decimal: [8, 1], rounding: half_away_from_zero}`, or
+    `rounding:` beside `name:`) -> (the step without it, the mode); any other step -> (step, None)."""
+    if not (isinstance(step, dict) and ROUNDING_KEY in step and len(step) > 1):
+        return step, None
+    rest = {k: v for k, v in step.items() if k != ROUNDING_KEY}
+    mode = step[ROUNDING_KEY]
+    if mode not in ROUNDINGS:
+        raise ChainError(None, f"`{ROUNDING_KEY}: {mode}` is no rounding mode; the one mode is "
+                         f"{ROUNDINGS[0]} (a half goes away from zero, as every engine rounds a decimal)",
+                         f"write `{ROUNDING_KEY}: {ROUNDINGS[0]}`, or leave it out to make a value that would "
+                         "lose digits a coercion failure")
+    return rest, mode
+
+
 def _is_options(arg) -> bool:
     return isinstance(arg, dict) and all(isinstance(k, str) for k in arg)
 
@@ -357,14 +400,21 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
     names = []
     for index, raw in enumerate(chain or []):
         try:
+            raw, rounding = split_rounding(raw)
             name, args = normalize_step(raw)
             sig = REGISTRY.get(name)
             if sig is None:
                 raise unknown_transform(name)
             _check_args(name, sig, args)
+            if rounding is not None and name not in ROUNDED:
+                raise ChainError(None, f"`{ROUNDING_KEY}:` opts a numeric cast into rounding, but `{name}` is no "
+                                 "cast to a number", f"put `{ROUNDING_KEY}:` on the to_int, to_decimal or "
+                                 "parse_decimal step that rounds, or drop it")
             before = current
             current, step = sig.lower(current, args, declared) if sig.declared else sig.lower(current, args)
             _mark_source(step, before)
+            if rounding is not None and step["op"] != "noop":
+                step["round"] = rounding
         except ChainError as exc:
             exc.index = index
             raise
