@@ -42,24 +42,3 @@
   {%- else -%}case when {{ loses }} then {{ bloomery.lossy_cast_error(expr, t) }} else {{ value }} end
   {%- endif -%}
 {%- endmacro %}
-
-{#- Whether a text would lose digits in a cast to `type` (int or decimal(p,s)); NULL for NULL. -#}
-{% macro text_loses_digits(expr, type) -%}
-  {%- set scale = (type.scale | int) if type.name == 'decimal' else 0 -%}
-  {%- set integer = ((type.precision | int) - scale) if type.name == 'decimal' else 19 -%}
-  {%- set wide = {'name': 'decimal', 'precision': 38, 'scale': 38 - integer} -%}
-  {%- set read = bloomery.safe_cast(expr, wide) -%}
-  {%- set past = '[0-9]{' ~ scale ~ '}' if scale else '' -%}
-  (case when {{ bloomery.regex_match(expr, '[eE]') }} then round({{ read }}, {{ scale }}) <> {{ read }}
-        else {{ bloomery.regex_match(expr, '^[^eE]*[.]' ~ past ~ '[0-9]*[1-9]') }} end)
-{%- endmacro %}
-
-{#- Raise, naming the value and the type: a cast of the message itself, which no engine reads as a
-    number (produce-or-raise outside the quality system). Typed as the cast's type. -#}
-{% macro lossy_cast_error(expr, type) -%}
-  {{ return(adapter.dispatch('lossy_cast_error', 'bloomery')(expr, type)) }}
-{%- endmacro %}
-
-{% macro default__lossy_cast_error(expr, type) -%}
-  cast('bloomery: value ' || cast({{ expr }} as {{ bloomery.type_name({'name': 'string'}) }}) || {{ bloomery.string_literal(' loses digits in a cast to ' ~ bloomery.type_name(type) ~ '; opt into rounding with `rounding: half_away_from_zero`') }} as {{ bloomery.type_name(type) }})
-{%- endmacro %}

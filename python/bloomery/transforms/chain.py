@@ -13,11 +13,12 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Callable
 
 from . import decimal_text
+from .literals import literal_digits, literal_for
+from .rounding import ROUNDED, ROUNDING_KEY, split_rounding
 from .steps import ChainError, cast_step, conversion_hint, need, type_ir
 from .temporal import lower_to_utc, parse_temporal
 from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assignable
@@ -25,13 +26,6 @@ from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assign
 STR, INT_ARG, NUMBER, LITERAL, OPTIONS = "STR", "INT", "NUMBER", "LITERAL", "OPTIONS"
 NULLIFYING = frozenset({"split_part", "regex_extract", "nullif", "json_path"})
 MAX_PRECISION = 38
-# A numeric cast that would lose digits (a fraction into an int, more fractional digits than the
-# scale) is a coercion failure unless its step opts into rounding with `rounding:`. One mode, the
-# one every engine's decimal rounding already is: a half goes away from zero (2.25 -> 2.3,
-# -2.25 -> -2.3). `half_even` is not offered: no engine here rounds that way natively.
-ROUNDING_KEY = "rounding"
-ROUNDINGS = ("half_away_from_zero",)
-ROUNDED = frozenset({"to_int", "to_decimal", "parse_decimal"})
 
 
 @dataclass
@@ -55,21 +49,6 @@ class Signature:
     declared: bool = False    # `lower` also takes the field's declared type
 
 
-def _literal_digits(text: str) -> tuple[int, int]:
-    d = Decimal(text)
-    sign, digits, exponent = d.as_tuple()
-    scale = max(0, -exponent)
-    precision = max(len(digits), scale + 1) if scale else len(digits) + max(0, exponent)
-    return max(precision, 1), scale
-
-
-def fraction_digits(d: Decimal) -> int:
-    """How many digits after the point `d` needs (trailing zeros do not count: 12.70 needs one)."""
-    _, digits, exponent = d.as_tuple()
-    zeros = len(digits) - len("".join(map(str, digits)).rstrip("0"))
-    return max(0, -exponent - zeros) if any(digits) else 0
-
-
 def _number(value: Any, name: str) -> str:
     text = str(value)
     if not re.fullmatch(r"-?\d+(\.\d+)?", text):
@@ -78,52 +57,13 @@ def _number(value: Any, name: str) -> str:
     return text
 
 
-def _literal_for(t: SpecType, value: Any, name: str):
-    """Check at compile time that a literal converts to `t`: a bad literal is a spec error, not a run-time one."""
-    if t.name == "string":
-        return str(value)
-    text = str(value)
-    try:
-        if t.name == "int":
-            int(text)
-        elif t.name == "decimal":
-            d = Decimal(text)
-            if not d.is_finite():
-                raise InvalidOperation
-            p, s = _literal_digits(text)
-            if p - s > t.precision - t.scale:
-                raise ChainError(None, f"`{name}` literal {text} does not fit {t}")
-            if fraction_digits(d) > t.scale:
-                raise ChainError(None, f"`{name}` literal {text} has more fractional digits than {t} keeps",
-                                 f"write it with at most {t.scale} digits after the point")
-        elif t.name == "bool":
-            if text.lower() not in ("true", "false", "1", "0"):
-                raise InvalidOperation
-        elif t.name == "date":
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-                raise InvalidOperation
-            date.fromisoformat(text)
-        elif t.name == "timestamp":
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?", text):
-                raise InvalidOperation
-            datetime.fromisoformat(text)
-    except (ValueError, InvalidOperation):
-        raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}, the type of the value here",
-                         f"write a {t} literal, e.g. {_LITERAL_EXAMPLES.get(t.name, '0')!r}") from None
-    return text
-
-
-_LITERAL_EXAMPLES = {"int": "0", "decimal": "0.00", "bool": "true", "date": "2015-01-01",
-                     "timestamp": "2015-01-01T00:00:00"}
-
-
 def _decimal_arith(name):
     def lower(t: SpecType, args):
         need(t, ("decimal",), name)
         literal = _number(args[0], name)
         if name == "divide" and Decimal(literal) == 0:
             raise ChainError(None, "`divide` by zero")
-        p2, s2 = _literal_digits(literal)
+        p2, s2 = literal_digits(literal)
         p, s = t.precision + p2, t.scale + s2
         if p > MAX_PRECISION:
             raise ChainError(None, f"`{name}` by {literal} needs decimal({p},{s}), above the cap of {MAX_PRECISION} digits",
@@ -187,11 +127,11 @@ def _to_string(t, args):
 
 
 def _coalesce(t, args):
-    return t, {"op": "coalesce", "literal": _literal_for(t, args[0], "coalesce"), "type": type_ir(t)}
+    return t, {"op": "coalesce", "literal": literal_for(t, args[0], "coalesce"), "type": type_ir(t)}
 
 
 def _nullif(t, args):
-    return t, {"op": "nullif", "literal": _literal_for(t, args[0], "nullif"), "type": type_ir(t)}
+    return t, {"op": "nullif", "literal": literal_for(t, args[0], "nullif"), "type": type_ir(t)}
 
 
 def _json_path(t, args):
@@ -341,21 +281,6 @@ def normalize_step(step: Any) -> tuple[str, list]:
                          "arguments (or a map of named options)",
                          "write `trim`, `{to_decimal: [12, 4]}` or `{name: x, args: [...]}`", malformed=True)
     return name, [int(a) if isinstance(a, bool) else a for a in args]
-
-
-def split_rounding(step: Any) -> tuple[Any, str | None]:
-    """A step with the rounding opt-in (`{to_decimal: [8, 1], rounding: half_away_from_zero}`, or
-    `rounding:` beside `name:`) -> (the step without it, the mode); any other step -> (step, None)."""
-    if not (isinstance(step, dict) and ROUNDING_KEY in step and len(step) > 1):
-        return step, None
-    rest = {k: v for k, v in step.items() if k != ROUNDING_KEY}
-    mode = step[ROUNDING_KEY]
-    if mode not in ROUNDINGS:
-        raise ChainError(None, f"`{ROUNDING_KEY}: {mode}` is no rounding mode; the one mode is "
-                         f"{ROUNDINGS[0]} (a half goes away from zero, as every engine rounds a decimal)",
-                         f"write `{ROUNDING_KEY}: {ROUNDINGS[0]}`, or leave it out to make a value that would "
-                         "lose digits a coercion failure")
-    return rest, mode
 
 
 def _is_options(arg) -> bool:
