@@ -132,8 +132,8 @@ def lower(t, args, declared):
     sample = f"-1{group or ''}234{decimal}50" + (f" {currency[-1]}" if currency else "")
     # a matched value with a non-zero digit past the field's scale would be rounded by the cast:
     # a coercion failure unless the step opts into rounding (the macro then skips this test)
-    scale = f"{{{declared.scale}}}" if declared.scale else ""
-    excess = f"{_regex_char(decimal)}{digits}{scale}{digits}*[1-9]"
+    past = f"{digits}{{{declared.scale}}}" if declared.scale else ""
+    excess = f"{_regex_char(decimal)}{past}{digits}*[1-9]"
     return declared, {"op": "parse_decimal", "pattern": pattern, "remove": remove, "decimal": decimal,
                       "excess": excess, "sample": sample, "type": type_ir(declared)}
 
