@@ -22,11 +22,11 @@
   {%- for step in column.steps -%}
     {%- set next = bloomery.transform_step(ns.value, step, safe) -%}
     {%- if safe and step.op == 'json_path' and step.get('text') -%}
-      {#- the same for a document a `json_path` step parses: NULL and a coercion failure -#}
+      {#- a document a `json_path` step parses is not extracted either, but its NULL is the
+          step's own (json_path is nullifying, like a path it does not find): no coercion failure -#}
       {%- set malformed = bloomery.json_malformed(ns.value) | trim -%}
       {%- if malformed -%}
         {%- set next = 'case when ' ~ malformed ~ ' then null else ' ~ next ~ ' end' -%}
-        {%- do failures.append('(' ~ malformed ~ ')') -%}
       {%- endif -%}
     {%- endif -%}
     {%- if (step.op == 'cast' and step.get('marker', true)) or step.op in ('parse_format', 'parse_decimal', 'multiply', 'divide', 'round') -%}

@@ -16,7 +16,15 @@
     {%- set ns.text = 'replace(' ~ ns.text ~ ', ' ~ bloomery.string_literal(step.decimal) ~ ", '.')" -%}
   {%- endif -%}
   {%- set matches = bloomery.regex_match(expr, step.pattern) | trim -%}
-  {%- if safe -%}case when {{ matches }} then {{ bloomery.safe_cast(ns.text, step.type) }} end
-  {%- else -%}case when {{ matches }} then {{ bloomery.hard_cast(ns.text, step.type) }} when {{ expr }} is not null then {{ bloomery.decimal_format_error(expr, step) }} end
+  {#- more fractional digits than the scale: a coercion failure unless the step opts into rounding
+      (the cast then rounds a half away from zero, as numeric_cast's do) -#}
+  {%- if step.get('excess') and step.get('round') is none -%}
+    {%- set exact = '(' ~ matches ~ ' and not ' ~ (bloomery.regex_match(expr, step.excess) | trim) ~ ')' -%}
+  {%- else -%}
+    {%- set exact = matches -%}
+  {%- endif -%}
+  {%- if safe -%}case when {{ exact }} then {{ bloomery.safe_cast(ns.text, step.type) }} end
+  {%- else -%}case when {{ exact }} then {{ bloomery.hard_cast(ns.text, step.type) }}
+  {%- if exact != matches %} when {{ matches }} then {{ bloomery.lossy_cast_error(expr, step.type) }}{% endif %} when {{ expr }} is not null then {{ bloomery.decimal_format_error(expr, step) }} end
   {%- endif -%}
 {%- endmacro %}

@@ -19,6 +19,10 @@
   {%- elif op == 'concat' -%}({{ expr }} || {{ bloomery.string_literal(step.value) }})
   {%- elif op == 'enum_map' -%}
     case {{ expr }}{% for pair in step.pairs %} when {{ bloomery.string_literal(pair[0]) }} then {{ bloomery.string_literal(pair[1]) }}{% endfor %} else {{ expr }} end
+  {%- elif op == 'cast' and step.type.name in ('int', 'decimal') and step.get('from_type', 'string') in ('string', 'decimal') and not step.get('via_int') -%}
+    {#- to a number from text or a decimal: a value that would lose digits is a failure, or rounded
+        when the step opts in (numeric_cast) -#}
+    {{- bloomery.numeric_cast(expr, step, safe and step.get('marker', true)) -}}
   {%- elif op == 'cast' -%}
     {#- to timestamp (`parse_ts: ISO8601` or a plain cast) both read text as text_to_timestamp does -#}
     {%- if safe and step.get('marker', true) -%}{{ bloomery.safe_cast(expr, step.type) }}{%- else -%}{{ bloomery.hard_cast(expr, step.type) }}{%- endif -%}

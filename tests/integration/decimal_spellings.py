@@ -14,7 +14,19 @@ FORMATS = {
     "fr": {"decimal": ",", "group": "space", "currency": "€"},   # a blank: any of the three
     "ch": {"decimal": ".", "group": "'", "currency": ["CHF", "Fr."]},
     "plain": {"decimal": ","},
+    "eu_round": {"decimal": ",", "group": ".", "currency": ["€", "EUR"]},   # with `rounding:` (ROUNDING)
 }
+# formats whose step opts into rounding a value with more fractional digits than the scale
+ROUNDING = {"eu_round": "half_away_from_zero"}
+
+
+def spec_step(fmt: str) -> dict:
+    """The `parse_decimal` step of a format, as a spec writes it."""
+    step = {"parse_decimal": FORMATS[fmt]}
+    if fmt in ROUNDING:
+        step["rounding"] = ROUNDING[fmt]
+    return step
+
 
 # (format, text, value as text or None)
 CASES = [
@@ -34,8 +46,9 @@ CASES = [
     ("eu", "+3", "3.00"),
     ("eu", "  7,25  ", "7.25"),
     ("eu", f"12,50{NBSP}€", "12.50"),
-    ("eu", "0,005", "0.01"),                 # more digits than the scale: rounded half away from zero
-    ("eu", "-0,005", "-0.01"),
+    ("eu", "0,005", None),                   # more digits than the scale: rounded only on request (eu_round)
+    ("eu", "-0,005", None),
+    ("eu", "12,500", "12.50"),               # trailing zeros lose nothing
     ("eu", "12345678,99", "12345678.99"),
     ("eu", "12.50", None),                   # a dot is the group separator here: groups are 3 digits
     ("eu", "1.23,4", None),
@@ -59,7 +72,7 @@ CASES = [
     ("us", "$1,234.50", "1234.50"),
     ("us", "1,234", "1234.00"),
     ("us", "-$0.99", "-0.99"),
-    ("us", "$ 1,234,567.891", "1234567.89"),
+    ("us", "$ 1,234,567.891", None),
     ("us", "1.234,50", None),
     ("us", "1,23", None),
     ("fr", "1 234,50 €", "1234.50"),
@@ -78,6 +91,12 @@ CASES = [
     ("plain", "1.234,5", None),
     ("plain", "12,50 €", None),
     ("plain", "12.5", None),
+    ("eu_round", "0,005", "0.01"),           # a half goes away from zero
+    ("eu_round", "-0,005", "-0.01"),
+    ("eu_round", "1.234,565 €", "1234.57"),
+    ("eu_round", "2,344", "2.34"),
+    ("eu_round", "12,50", "12.50"),
+    ("eu_round", "12.50", None),             # off the format still fails
 ]
 
 

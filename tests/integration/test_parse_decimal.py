@@ -13,7 +13,7 @@ from bloomery.emit.jinja_literal import literal
 from bloomery.transforms.chain import lower_chain
 from bloomery.transforms.types import parse_type
 
-from .decimal_spellings import CASES, FORMATS, TYPE, mapping, model
+from .decimal_spellings import CASES, FORMATS, TYPE, mapping, model, spec_step
 from .harness import ENGINES, SPARK, cases_table, engine_error, engine_project, load_logs, render, specs_folder
 
 NULL_ROWS = [(fmt, None) for fmt in FORMATS]                 # NULL is no failure: it stays NULL
@@ -27,8 +27,8 @@ REFUSED = [i for i, (_, _, e) in enumerate(CASES) if e is None]
 def _sql(safe: bool) -> str:
     """One select per format over the corpus table, the step as the compiler lowers it."""
     steps, parts = [], []
-    for fmt, options in FORMATS.items():
-        (step,) = lower_chain([{"parse_decimal": options}], parse_type(TYPE)).steps
+    for fmt in FORMATS:
+        (step,) = lower_chain([spec_step(fmt)], parse_type(TYPE)).steps
         steps.append("{%- set step_" + fmt + " = " + literal(step) + " -%}")
         parts.append("select i, {{ bloomery.transform_step('x', step_" + fmt + ", " + ("true" if safe else "false")
                      + ") }} as v from __cases__ where f = '" + fmt + "'")

@@ -39,7 +39,7 @@ PRODUCTS = [
     row(16, ("entity", ["barcode_unique"]), barcode="4006381333948"),
     row(17, ("reject", ["rating_coercible"]), rating="five"),              # coalesce after the cast hides nothing
     row(18, ("reject", ["discount_pct_coercible"]), discount="999.99"),    # rounds to 1000.0: outgrows decimal(4,1)
-    row(19, ("entity", []), code="12AB"),                                  # regex_extract is nullifying: no coercible
+    row(19, ("entity", []), code="12AB"),                                  # regex_extract's own NULL is silent
                                                                            # (no match: '' on DuckDB, NULL on Postgres)
     row(20, ("entity", []), price="$50 USD", active="false"),              # expression: inactive, so cheap is fine
     row(21, ("entity", ["price_or_inactive"]), price="$50 USD"),
@@ -49,8 +49,8 @@ PRODUCTS = [
         _load_id="l2"),
     row(23, ("entity", []), rating="-3"),                                  # abs
     # engine properties (docs/dialects.md): each engine's own cast decides
-    row(24, {"duckdb": ("entity", []), "postgres": ("reject", ["rating_coercible"]),
-            "spark": ("reject", ["rating_coercible"])}, rating="2.5"),  # DuckDB rounds to 3
+    row(24, ("reject", ["rating_coercible"]), rating="2.5"),              # a fraction into an int loses digits: a
+                                                                           # failure on every engine (DuckDB rounded to 3)
     row(25, {"duckdb": ("reject", ["discount_pct_coercible"]), "postgres": ("entity", []),
             "spark": ("reject", ["discount_pct_coercible"])}, discount="NaN"),
     row(26, {"duckdb": ("entity", ["active_coercible"]), "postgres": ("entity", []),

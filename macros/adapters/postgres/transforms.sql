@@ -1,15 +1,12 @@
 {#- Casts from a typed value (the compiler marks them `from_type`), where the text round trip of
-    safe_cast would judge the wrong thing: a numeric prints with its scale ('2.00' is no bigint
-    text), a date or timestamp is no JSON text, and bool -> int has no cast (via integer). None of
-    these read bronze text, so none needs the guard except for range. Likewise round() of a bigint
-    is a numeric that prints with decimals. -#}
+    safe_cast would judge the wrong thing: a date or timestamp is no JSON text, and bool -> int has
+    no cast (via integer). None of these read bronze text, so none needs the guard. A numeric
+    prints with its scale ('2.00' is no bigint text): a decimal reaches its int cast rounded to
+    scale 0 (numeric_cast). Likewise round() of a bigint is a numeric that prints with decimals. -#}
 {% macro postgres__transform_step(expr, step, safe) -%}
   {%- set source = step.get('from_type') -%}
   {%- set guarded = safe and step.get('marker', true) -%}
   {%- if step.op == 'cast' and step.get('via_int') -%}cast(cast({{ expr }} as integer) as bigint)
-  {%- elif step.op == 'cast' and source == 'decimal' and step.type.name == 'int' -%}
-    {%- if guarded -%}case when round({{ expr }}) between -9223372036854775808 and 9223372036854775807 then cast({{ expr }} as bigint) end
-    {%- else -%}cast({{ expr }} as bigint){%- endif -%}
   {%- elif step.op == 'cast' and source and source != 'variant' and step.type.name == 'variant' -%}to_jsonb({{ expr }})
   {%- elif step.op == 'round' and step.type.name == 'int' -%}{{ bloomery._arith_cast('round(cast(' ~ expr ~ ' as numeric))', step.type, safe) }}
   {%- else -%}{{ bloomery.default__transform_step(expr, step, safe) }}

@@ -35,6 +35,11 @@
   cast(raise_error(concat('bloomery: value ', {{ expr }}, {{ bloomery.string_literal(' does not match the decimal format of ' ~ step.sample) }})) as {{ bloomery.type_name(step.type) }})
 {%- endmacro %}
 
+{#- The same for a number that would lose digits (numeric_cast). -#}
+{% macro spark__lossy_cast_error(expr, type) -%}
+  cast(raise_error(concat('bloomery: value ', cast({{ expr }} as string), {{ bloomery.string_literal(' loses digits in a cast to ' ~ bloomery.type_name(type) ~ '; opt into rounding with `rounding: half_away_from_zero`') }})) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
 {#- Wall-clock time in `zone` to UTC. -#}
 {% macro spark__to_utc(expr, zone) -%}
   to_utc_timestamp({{ expr }}, {{ bloomery.string_literal(zone) }})

@@ -14,7 +14,7 @@ from ..guardrails.literals import _bound_literal, _enum_admissible
 from ..guardrails.pattern import PATTERN_MAX_POSITIONS, _pattern_positions
 from ..spec.dbt_metadata import _show
 from ..spec.yaml_source import format_path
-from ..transforms.chain import NULLIFYING, Lowered
+from ..transforms.chain import Lowered
 from ..transforms.types import SpecType
 from ..vocabulary import UNKNOWN_MEMBER
 from .ir import Disposition, Rule
@@ -61,20 +61,15 @@ def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, 
                                    f"`{col}` orders dedupe, so a value that will not cast would leave the surviving "
                                    f"row undefined; its coercible rule must be `fail`, not `{disposition}`",
                                    "write on_fail: fail, or drop the rule (it is implied)", prefix=label)
-                    elif low.nullifying and col not in dedupe_cols:
-                        nullifier = next(n for n in low.names if n in NULLIFYING)
-                        tree.error(E.GuardrailError, doc, path,
-                                   f"`{col}`'s chain contains `{nullifier}`, which turns some values into NULL "
-                                   "without a cast failing, so `coercible` cannot tell a bad value from one it "
-                                   "nulled on purpose", "use not_null to refuse NULLs instead", prefix=label)
                 args = field_rule_args(tree, doc, path, label, col, ctype, kind, rule, low)
                 if args is None:
                     continue
                 add(rule_name(col, kind, rule), Rule("", kind, col, Disposition.of(disposition),
                                                      f"{label}.{format_path(path)}", args=args))
+            # a nullifying step (nullif, split_part, ...) before a cast does not exempt the column:
+            # `coercible` is judged at each cast, on the values that reach it non-NULL, so the
+            # step's own NULLs stay silent and a value the cast cannot take still fires
             if explicit_coercible:
-                continue
-            if low.nullifying and col not in dedupe_cols:
                 continue
             add(rule_name(col, "coercible", {}),
                 Rule("", "coercible", col, Disposition.FAIL if col in dedupe_cols else Disposition.QUARANTINE,

@@ -13,11 +13,12 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Callable
 
 from . import decimal_text
+from .literals import literal_digits, literal_for
+from .rounding import ROUNDED, ROUNDING_KEY, split_rounding
 from .steps import ChainError, cast_step, conversion_hint, need, type_ir
 from .temporal import lower_to_utc, parse_temporal
 from .types import BOOL, DATE, INT, STRING, TIMESTAMP, VARIANT, SpecType, assignable
@@ -48,14 +49,6 @@ class Signature:
     declared: bool = False    # `lower` also takes the field's declared type
 
 
-def _literal_digits(text: str) -> tuple[int, int]:
-    d = Decimal(text)
-    sign, digits, exponent = d.as_tuple()
-    scale = max(0, -exponent)
-    precision = max(len(digits), scale + 1) if scale else len(digits) + max(0, exponent)
-    return max(precision, 1), scale
-
-
 def _number(value: Any, name: str) -> str:
     text = str(value)
     if not re.fullmatch(r"-?\d+(\.\d+)?", text):
@@ -64,49 +57,13 @@ def _number(value: Any, name: str) -> str:
     return text
 
 
-def _literal_for(t: SpecType, value: Any, name: str):
-    """Check at compile time that a literal converts to `t`: a bad literal is a spec error, not a run-time one."""
-    if t.name == "string":
-        return str(value)
-    text = str(value)
-    try:
-        if t.name == "int":
-            int(text)
-        elif t.name == "decimal":
-            d = Decimal(text)
-            if not d.is_finite():
-                raise InvalidOperation
-            p, s = _literal_digits(text)
-            if p - s > t.precision - t.scale:
-                raise ChainError(None, f"`{name}` literal {text} does not fit {t}")
-        elif t.name == "bool":
-            if text.lower() not in ("true", "false", "1", "0"):
-                raise InvalidOperation
-        elif t.name == "date":
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-                raise InvalidOperation
-            date.fromisoformat(text)
-        elif t.name == "timestamp":
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?", text):
-                raise InvalidOperation
-            datetime.fromisoformat(text)
-    except (ValueError, InvalidOperation):
-        raise ChainError(None, f"`{name}` literal {value!r} is not a valid {t}, the type of the value here",
-                         f"write a {t} literal, e.g. {_LITERAL_EXAMPLES.get(t.name, '0')!r}") from None
-    return text
-
-
-_LITERAL_EXAMPLES = {"int": "0", "decimal": "0.00", "bool": "true", "date": "2015-01-01",
-                     "timestamp": "2015-01-01T00:00:00"}
-
-
 def _decimal_arith(name):
     def lower(t: SpecType, args):
         need(t, ("decimal",), name)
         literal = _number(args[0], name)
         if name == "divide" and Decimal(literal) == 0:
             raise ChainError(None, "`divide` by zero")
-        p2, s2 = _literal_digits(literal)
+        p2, s2 = literal_digits(literal)
         p, s = t.precision + p2, t.scale + s2
         if p > MAX_PRECISION:
             raise ChainError(None, f"`{name}` by {literal} needs decimal({p},{s}), above the cap of {MAX_PRECISION} digits",
@@ -170,11 +127,11 @@ def _to_string(t, args):
 
 
 def _coalesce(t, args):
-    return t, {"op": "coalesce", "literal": _literal_for(t, args[0], "coalesce"), "type": type_ir(t)}
+    return t, {"op": "coalesce", "literal": literal_for(t, args[0], "coalesce"), "type": type_ir(t)}
 
 
 def _nullif(t, args):
-    return t, {"op": "nullif", "literal": _literal_for(t, args[0], "nullif"), "type": type_ir(t)}
+    return t, {"op": "nullif", "literal": literal_for(t, args[0], "nullif"), "type": type_ir(t)}
 
 
 def _json_path(t, args):
@@ -218,7 +175,10 @@ def _convert(t, args):
 
 
 _CAST_FAILS = "A value that does not convert is a coercion failure (`coercible`)."
-_NULLS = "Nullifying: gives NULL without a cast failing, so the column gets no implicit `coercible`."
+_LOSSY = ("A value that would lose digits ({what}) is a coercion failure too, unless the step opts into "
+          "rounding: `{example}` (a half goes away from zero: {halves}). Trailing zeros lose nothing.")
+_NULLS = ("Nullifying: its NULL is on purpose and no coercion failure; a value it passes on that a later cast "
+          "cannot take still is.")
 
 REGISTRY: dict[str, Signature] = {
     "trim": Signature((), _string_op("trim"), "trim", types="string → string",
@@ -244,12 +204,18 @@ REGISTRY: dict[str, Signature] = {
                           "with `in_enum`)."),
     "to_string": Signature((), _to_string, "to_string", types="any → string", doc="Casts to text."),
     "to_int": Signature((), _to_int, "to_int", types="string, int, decimal, bool → int",
-                        doc="Casts to a 64-bit integer. " + _CAST_FAILS),
+                        doc="Casts to a 64-bit integer; text is read as a decimal number (`12.0` is 12). "
+                        + _CAST_FAILS + " " + _LOSSY.format(what="a fraction, `12.7`",
+                                                            example="{name: to_int, rounding: half_away_from_zero}",
+                                                            halves="12.5 is 13, -12.5 is -13")),
     "to_decimal": Signature((INT_ARG, INT_ARG), _to_decimal, "{to_decimal: [12, 4]}",
                             "precision p, scale s (integers, 1 ≤ p ≤ 38, 0 ≤ s ≤ p)",
                             "string, int, decimal → decimal(p,s)",
                             "Casts to decimal(p,s); the text is `1234.5` (a dot, no group separator: see "
-                            "`parse_decimal`). " + _CAST_FAILS),
+                            "`parse_decimal`). " + _CAST_FAILS + " " + _LOSSY.format(
+                                what="`2.962` into decimal(8,1)",
+                                example="{to_decimal: [8, 1], rounding: half_away_from_zero}",
+                                halves="2.25 is 2.3, -2.25 is -2.3")),
     "to_bool": Signature((), _to_bool, "to_bool", types="string, int, bool → bool",
                          doc="Casts to boolean; an integer is true when it is not 0. " + _CAST_FAILS),
     "parse_ts": Signature((STR,), parse_temporal(TIMESTAMP, "parse_ts"), "{parse_ts: ISO8601}",
@@ -266,8 +232,10 @@ REGISTRY: dict[str, Signature] = {
                                "Reads a locale-formatted number: `12,50 €` is 12.50, `1.234,50` is 1234.50. "
                                "Groups are three digits; a sign and a currency symbol may come before or after; "
                                "blanks around are ignored. A value that does not match the format, or does not "
-                               "fit the field, is a coercion failure (`coercible`), like a failed cast. A format "
-                               "that could read a text two ways is refused.", declared=True),
+                               "fit the field, is a coercion failure (`coercible`), like a failed cast; so is one "
+                               "with more fractional digits than the field's scale, unless the step says "
+                               "`rounding: half_away_from_zero`. A format that could read a text two ways is "
+                               "refused.", declared=True),
     "to_utc": Signature((STR,), lower_to_utc, "{to_utc: Europe/Paris}", "zone (IANA name)", "timestamp → timestamp",
                         "Reads a zoneless wall-clock time in the zone and gives it in UTC."),
     "coalesce": Signature((LITERAL,), _coalesce, '{coalesce: "0"}', "literal (string or integer) of the value's type",
@@ -357,14 +325,21 @@ def lower_chain(chain: list, declared: SpecType) -> Lowered:
     names = []
     for index, raw in enumerate(chain or []):
         try:
+            raw, rounding = split_rounding(raw)
             name, args = normalize_step(raw)
             sig = REGISTRY.get(name)
             if sig is None:
                 raise unknown_transform(name)
             _check_args(name, sig, args)
+            if rounding is not None and name not in ROUNDED:
+                raise ChainError(None, f"`{ROUNDING_KEY}:` opts a numeric cast into rounding, but `{name}` is no "
+                                 "cast to a number", f"put `{ROUNDING_KEY}:` on the to_int, to_decimal or "
+                                 "parse_decimal step that rounds, or drop it")
             before = current
             current, step = sig.lower(current, args, declared) if sig.declared else sig.lower(current, args)
             _mark_source(step, before)
+            if rounding is not None and step["op"] != "noop":
+                step["round"] = rounding
         except ChainError as exc:
             exc.index = index
             raise

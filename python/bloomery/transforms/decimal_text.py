@@ -130,8 +130,12 @@ def lower(t, args, declared):
     # group separator (a blank one went with the blanks); then the decimal separator becomes '.'
     remove = currency + list(_BLANKS) + ["+"] + ([group] if group and group not in _BLANKS else [])
     sample = f"-1{group or ''}234{decimal}50" + (f" {currency[-1]}" if currency else "")
+    # a matched value with a non-zero digit past the field's scale would be rounded by the cast:
+    # a coercion failure unless the step opts into rounding (the macro then skips this test)
+    past = f"{digits}{{{declared.scale}}}" if declared.scale else ""
+    excess = f"{_regex_char(decimal)}{past}{digits}*[1-9]"
     return declared, {"op": "parse_decimal", "pattern": pattern, "remove": remove, "decimal": decimal,
-                      "sample": sample, "type": type_ir(declared)}
+                      "excess": excess, "sample": sample, "type": type_ir(declared)}
 
 
 def parse_decimal_value(text: str | None, step: dict) -> Decimal | None:
@@ -139,9 +143,12 @@ def parse_decimal_value(text: str | None, step: dict) -> Decimal | None:
     coercion failure (or NULL). The reference the engines are tested against."""
     if text is None or not re.fullmatch(step["pattern"], text):
         return None
+    original = text
     for part in step["remove"]:
         text = text.replace(part, "")
     value = Decimal(text.replace(step["decimal"], "."))
     t = step["type"]
+    if "round" not in step and re.search(step["excess"], original):
+        return None
     value = value.quantize(Decimal(1).scaleb(-t["scale"]), rounding="ROUND_HALF_UP")
     return value if len(value.as_tuple().digits) - t["scale"] <= t["precision"] - t["scale"] else None

@@ -91,8 +91,9 @@ def test_dedupe_column_coercible_is_forced_to_fail(full):
     order = full.entities["order"]
     assert order.rule_named("ordered_at_coercible").disposition is Disposition.FAIL
     assert order.rule_named("order_id_coercible").disposition is Disposition.QUARANTINE
-    # a nullifying chain gets no implicit coercible rule
-    assert full.entities["customer"].rule_named("tier_coercible") is None
+    # a nullifying step before a cast does not exempt the column: `coercible` is judged at the cast
+    tier = full.entities["customer"].rule_named("tier_coercible")
+    assert tier is not None and tier.implicit and tier.disposition is Disposition.QUARANTINE
 
 
 def test_a_tree_without_reconcile_or_coverage_has_empty_lists():

@@ -20,7 +20,7 @@ from bloomery.transforms.types import SpecType, parse_type
 from spec_trees import Tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integration"))
-from decimal_spellings import CASES, FORMATS, TYPE  # noqa: E402
+from decimal_spellings import CASES, FORMATS, TYPE, spec_step  # noqa: E402
 
 SI = "mapping_order_items.yaml"
 ITEMS = "mapping[shop__order_items->order_item]"
@@ -35,7 +35,7 @@ def _step(options, declared=TYPE):
 
 @pytest.mark.parametrize("fmt,text,expected", CASES, ids=[f"{f}:{t!r}" for f, t, _ in CASES])
 def test_reference_reads_every_spelling(fmt, text, expected):
-    _, step = _step(FORMATS[fmt])
+    (step,) = lower_chain([spec_step(fmt)], parse_type(TYPE)).steps
     got = parse_decimal_value(text, step)
     assert got == (None if expected is None else Decimal(expected))
 
