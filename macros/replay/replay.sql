@@ -9,7 +9,10 @@
       - a candidate that passes but lost its key to a better row is marked `(superseded)` and
         resolved too: it is accounted for as deduped;
       - a candidate that still fails keeps its reject row, `failed_rules` re-derived, so the
-        reject table never describes a spec nobody runs.
+        reject table never describes a spec nobody runs;
+      - on a merged entity without dedupe, a passing candidate whose key another bronze relation
+        holds stays quarantined too, `(source_collision)` first in its `failed_rules`: nothing
+        decides which relation's row is the key's (the build would stop on source_collision).
     `last_seen` is never touched and nothing is deleted from the reject table. A replay with
     nothing to admit and nothing to re-stamp changes no row. Returns the counts it logs.
 
@@ -71,17 +74,25 @@
   {%- if ir.scd == 'type2' -%}
     {{ return(bloomery._redeliver(entity, ir, judged, reject)) }}
   {%- endif -%}
+  {#- the columns that identify a row: the delivered key where unknown_member rewrites a key column -#}
+  {%- set key = bloomery.identity_key(ir) -%}
+  {#- A merged entity without dedupe has nothing that decides between two mappings' rows of one key
+      (its build stops on `source_collision`): a passing candidate whose key the entity holds from
+      another bronze relation, or another passing candidate of another relation claims, stays
+      quarantined, with `(source_collision)` in its failed_rules. -#}
+  {%- set collide = merged and not ir.dedupe -%}
+  {%- set judged_cols = adapter.get_columns_in_relation(judged) | map(attribute='name') | reject('equalto', '_quality_flags') | list -%}
   {%- set outcome_sql -%}
     with contest as (
-      select {% for k in ir.key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
+      select {% for k in key %}{{ q(k) }}, {% endfor %}{% if ir.dedupe %}{% for o in ir.dedupe.order %}{{ q(o.column) }}, {% endfor %}{% endif %}
              {{ q('_source_row_id') }}, {{ q('_bloomery_source') }}, 'candidate' as {{ q('_bloomery_side') }}
       from {{ judged }}
       {%- if ir.dedupe %}
       union all
-      select {% for k in ir.key %}i.{{ q(k) }}, {% endfor %}{% for o in ir.dedupe.order %}i.{{ q(o.column) }}, {% endfor %}
+      select {% for k in key %}i.{{ q(k) }}, {% endfor %}{% for o in ir.dedupe.order %}i.{{ q(o.column) }}, {% endfor %}
              i.{{ q('_source_row_id') }}, {% if merged %}i.{{ q('_source') }}{% else %}{{ bloomery.string_literal(ir.mappings[0].source) }}{% endif %}, 'incumbent'
       from {{ kept }} as i
-      where exists (select 1 from {{ judged }} as j where {% for k in ir.key %}j.{{ q(k) }} = i.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %})
+      where exists (select 1 from {{ judged }} as j where {% for k in key %}j.{{ q(k) }} = i.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %})
       {%- endif %}
     ),
     ranked as (
@@ -89,24 +100,41 @@
       {%- if ir.dedupe %}
         {#- the split's own rank: `_ingested_at` by the timestamp it casts to, as in the pipeline -#}
         {%- set keys, values = [], [] -%}
-        {%- for k in ir.key %}{% do keys.append(q(k)) %}{% endfor -%}
+        {%- for k in key %}{% do keys.append(q(k)) %}{% endfor -%}
         {%- for o in ir.dedupe.order %}{% do values.append(q(o.column)) %}{% endfor %}
         {{ bloomery._dedupe_rank(keys, ir.dedupe.order, values, q('_bloomery_source') if merged else none) }} as {{ q('_bloomery_contest_rank') }}
       {%- else %}
         1 as {{ q('_bloomery_contest_rank') }}
       {%- endif %}
       from contest
+    ),
+    decided as (
+      select j.*,
+        case
+          when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
+          {%- if collide %}
+          when exists (select 1 from {{ kept }} as i
+                       where {% for k in key %}i.{{ q(k) }} = j.{{ q(k) }} and {% endfor %}i.{{ q('_source') }} <> j.{{ q('_bloomery_source') }})
+            or exists (select 1 from {{ judged }} as o
+                       where o.{{ q('_bloomery_route') }} = 'keep'
+                         and {% for k in key %}o.{{ q(k) }} = j.{{ q(k) }} and {% endfor %}o.{{ q('_bloomery_source') }} <> j.{{ q('_bloomery_source') }})
+            then 'collision'
+          {%- endif %}
+          when r.{{ q('_bloomery_contest_rank') }} = 1 then 'admit'
+          else 'superseded'
+        end as {{ q('_bloomery_outcome') }}
+      from {{ judged }} as j
+      join ranked as r
+        on r.{{ q('_bloomery_side') }} = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
+       and r.{{ q('_bloomery_source') }} = j.{{ q('_bloomery_source') }}
     )
-    select j.*,
-      case
-        when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
-        when r.{{ q('_bloomery_contest_rank') }} = 1 then 'admit'
-        else 'superseded'
-      end as {{ q('_bloomery_outcome') }}
-    from {{ judged }} as j
-    join ranked as r
-      on r.{{ q('_bloomery_side') }} = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
-     and r.{{ q('_bloomery_source') }} = j.{{ q('_bloomery_source') }}
+    select {% for c in judged_cols %}{{ q(c) }}, {% endfor %}
+      {#- a collision is recorded with the rules the row fires now (flag ones included), first in order -#}
+      case when {{ q('_bloomery_outcome') }} = 'collision'
+        then {{ bloomery.flags_concat(bloomery.flag_list([['(source_collision)', 'true']]), q('_quality_flags')) }}
+        else {{ q('_quality_flags') }} end as {{ q('_quality_flags') }},
+      {{ q('_bloomery_outcome') }}
+    from decided
   {%- endset -%}
   {%- call statement('replay_outcome') -%}
     {{ bloomery.create_scratch_table(outcome, outcome_sql) }}
@@ -115,7 +143,8 @@
   {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
   {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0} -%}
   {%- for row in counts.rows -%}
-    {%- do report.update({{'admit': 'admitted', 'failing': 'still_failing', 'superseded': 'superseded'}[row[0]]: row[1] | int}) -%}
+    {%- set name = {'admit': 'admitted', 'failing': 'still_failing', 'collision': 'still_failing', 'superseded': 'superseded'}[row[0]] -%}
+    {%- do report.update({name: report[name] + row[1] | int}) -%}
   {%- endfor -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do run_query('drop table if exists ' ~ outcome) -%}

@@ -13,6 +13,18 @@
 {% macro default__entity_delete_touched(key, dedupe, staged, merged=false) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
+  {%- set delivered = [] -%}
+  {%- for k in key if k.startswith('_bloomery_delivered__') %}{% do delivered.append(k) %}{% endfor -%}
+  {%- if execute and delivered -%}
+    {#- an entity published before its key carried the delivered value (identity_key.sql) has no
+        such column yet: matching on the rewritten key instead would delete other orphans' rows -#}
+    {%- set have = adapter.get_columns_in_relation(this) | map(attribute='name') | map('lower') | list -%}
+    {%- for k in delivered if k | lower not in have -%}
+      {%- do exceptions.raise_compiler_error("bloomery: " ~ this ~ " has no column " ~ k ~ ", which identifies its rows since "
+            ~ "its key carries the delivered value of a key column unknown_member rewrites (docs/quality-rules.md, "
+            ~ "The delivered key); rebuild it once: dbt build --full-refresh -s " ~ this.identifier) -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set same_source -%}
   {%- if merged %} and r.{{ q('_bloomery_source') }} = {{ this }}.{{ q('_source') }}{% endif -%}
   {%- endset -%}

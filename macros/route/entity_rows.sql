@@ -18,6 +18,9 @@ select
   {%- for col in entity.columns %}
   {{ q(col.name) }},
   {%- endfor %}
+  {%- for pair in bloomery.delivered_keys(entity) %}
+  {{ q(pair[1]) }},
+  {%- endfor %}
   {%- if entity.metadata %}
   {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
   {%- endif %}
@@ -36,6 +39,9 @@ union all
 select
   {%- for col in entity.columns %}
   {% if col.name == entity.unknown_member %}{{ bloomery.string_literal(bloomery.vocabulary().unknown_member) }}{% else %}cast(null as {{ bloomery.type_name(col.type) }}){% endif %},
+  {%- endfor %}
+  {%- for pair in bloomery.delivered_keys(entity) %}
+  cast(null as {{ bloomery.type_name({'name': 'string'}) }}),
   {%- endfor %}
   {%- if entity.metadata %}
   null, null, null,

@@ -462,8 +462,10 @@ from routed
   {%- for col in entity.columns -%}
     {%- set repair = entity.route.repair.get(col.name) -%}
     {%- if repair -%}
-      {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member -#}
-      {%- do cols.append("case when " ~ route ~ " <> 'deduped' and " ~ q('_bloomery_rule__' ~ repair) ~ " then " ~ bloomery.string_literal(bloomery.vocabulary().unknown_member) ~ " else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
+      {#- the one repair v1 states openly: an orphan key becomes the reserved Unknown member, on
+          the rows the entity publishes (a diverted row's `key_values` is the key it was delivered
+          under, the key replay judges it by) -#}
+      {%- do cols.append("case when " ~ route ~ " = 'keep' and " ~ q('_bloomery_rule__' ~ repair) ~ " then " ~ bloomery.string_literal(bloomery.vocabulary().unknown_member) ~ " else " ~ q(col.name) ~ " end as " ~ q(col.name)) -%}
     {%- elif col.type.name == 'decimal' -%}
       {#- the declared precision and scale, already in the staged table: on PostgreSQL the guarded
           cast (CASE WHEN ... THEN cast(x as numeric(p,s)) END) types as a bare numeric, and
@@ -472,6 +474,10 @@ from routed
     {%- else -%}
       {%- do cols.append(q(col.name)) -%}
     {%- endif -%}
+  {%- endfor -%}
+  {#- a rewritten key column's delivered value, which identifies the row (identity_key.sql) -#}
+  {%- for pair in bloomery.delivered_keys(entity) -%}
+    {%- do cols.append(q(pair[0]) ~ ' as ' ~ q(pair[1])) -%}
   {%- endfor -%}
   {%- if entity.metadata -%}
     {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}

@@ -41,6 +41,11 @@ def is_reserved(name: str) -> bool:
 # The value `unknown_member` rewrites an orphan's foreign key to, and the parent row it points at.
 UNKNOWN_MEMBER = "__unknown__"
 
+# When that foreign key is also a key column, the entity carries the value the source delivered
+# beside the rewritten one, in a column of this prefix and the key column's name: two orphans of
+# different parents are two rows, not one key (docs/quality-rules.md, "The delivered key").
+DELIVERED_KEY = "_bloomery_delivered__"
+
 # The quality mart: one snapshot of counts per run, per entity and rule; each entity's accounting
 # row (the population and its routes) carries this in place of a rule name.
 MART = "mart_data_quality"

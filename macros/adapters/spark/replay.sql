@@ -19,8 +19,10 @@
   {%- set o_ = q('_bloomery_outcome') -%}
   {%- set cols = [] -%}
   {%- for c in ir.columns %}{%- do cols.append(q(c.name)) -%}{%- endfor -%}
+  {%- for pair in bloomery.delivered_keys(ir) %}{% do cols.append(q(pair[1])) %}{% endfor -%}
   {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
   {%- do cols.extend(([q('_source')] if merged else []) + [q('_quality_flags')]) -%}
+  {%- set key = bloomery.identity_key(ir) -%}
   {%- set entity_sql -%}
     select {% for c in cols %}t.{{ c }}, {% endfor %}t.{{ q('_quality_ok') }}
     from {{ kept }} as t
@@ -28,8 +30,8 @@
       on t.{{ q('_source_row_id') }} = a.{{ q('_source_row_id') }}
       {%- if merged %} and t.{{ q('_source') }} = a.{{ q('_bloomery_source') }}{% endif %}
     {%- if ir.dedupe %}
-    left anti join (select {% for k in ir.key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from {{ outcome }} where {{ o_ }} = 'admit') as ak
-      on {% for k in ir.key %}t.{{ q(k) }} = ak.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
+    left anti join (select {% for k in key %}{{ q(k) }}{{ ", " if not loop.last }}{% endfor %} from {{ outcome }} where {{ o_ }} = 'admit') as ak
+      on {% for k in key %}t.{{ q(k) }} = ak.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
     {%- endif %}
     union all
     select {% for c in cols %}{{ q('_bloomery_source') if c == q('_source') else c }}, {% endfor %}{{ q('_quality_ok') }}
@@ -41,7 +43,7 @@
   {%- set open = 'r.' ~ q('resolved_at') ~ ' is null and o.' ~ q('_source_row_id') ~ ' is not null' -%}
   {%- set resolved = '(' ~ open ~ ' and o.' ~ o_ ~ " in ('admit', 'superseded'))" -%}
   {%- set superseded = '(' ~ open ~ ' and o.' ~ o_ ~ " = 'superseded')" -%}
-  {%- set restamped = '(' ~ open ~ ' and o.' ~ o_ ~ " = 'failing' and (r." ~ q('last_evaluated_at') ~ ' is null or '
+  {%- set restamped = '(' ~ open ~ ' and o.' ~ o_ ~ " in ('failing', 'collision') and (r." ~ q('last_evaluated_at') ~ ' is null or '
         ~ bloomery.flags_text('o.' ~ q('_quality_flags')) ~ ' <> ' ~ bloomery.flags_text('r.' ~ q('failed_rules')) ~ '))' -%}
   {%- set reject_sql -%}
     select

@@ -94,7 +94,7 @@ def _audits(entity: Entity) -> tuple[list, list, list]:
         staged.append(_test("bloomery.bloomery_source_collision", f"{name}_source_collision",
                             "Blocking: a key delivered by more than one of the entity's mappings (declare dedupe: "
                             "to let the latest delivery win).",
-                            entity=name, key=entity.key, incremental=bool(entity.metadata),
+                            entity=name, key=entity.identity_key, incremental=bool(entity.metadata),
                             current_only=entity.scd == "type2"))
     ledger = []
     if entity.metadata:
@@ -115,7 +115,7 @@ def _audits(entity: Entity) -> tuple[list, list, list]:
         kept.append(_test("bloomery.bloomery_key_unique", f"{name}_key_unique",
                           "Blocking: no key is held by two rows" + (" among current versions" if entity.scd == "type2"
                                                                      else "") + " (the entity declares no dedupe:).",
-                          key=entity.key, current_only=entity.scd == "type2"))
+                          key=entity.identity_key, current_only=entity.scd == "type2"))
     return staged, kept, ledger
 
 

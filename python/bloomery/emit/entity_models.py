@@ -43,7 +43,8 @@ def _entity_sql(entity: Entity) -> str:
         # incremental_by_key / incremental_by_partition: the batch's touched keys are deleted and
         # its kept rows appended (an IR without the key is judged incrementally by quality_split too)
         merged = ", true" if _merged(entity) else ""
-        hook = ("{{ bloomery.entity_delete_touched(" + literal(entity.key) + ", "
+        # the key that identifies a row (its delivered value where unknown_member rewrites it)
+        hook = ("{{ bloomery.entity_delete_touched(" + literal(entity.identity_key) + ", "
                 + literal(bool(entity.dedupe)) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
                          pre_hook=[hook], post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))

@@ -10,7 +10,7 @@ import yaml
 
 from ..resolve import ProjectIR
 from ..resolve.ir import Entity
-from ..vocabulary import METADATA
+from ..vocabulary import METADATA, UNKNOWN_MEMBER
 from .audits import _attach_asserts, _audits, _tagged, _user_test
 from .nodes import YAML_HEADER, _entity_tags, _grants, _merged
 from .yaml_data import _data, _prose, _quoted_name, _user_config
@@ -53,6 +53,10 @@ def _entity_yaml(entity: Entity) -> str:
         if config:
             column["config"] = config
         columns.append(column)
+    for k, delivered in entity.delivered:
+        columns.append({"name": delivered, "description": _prose(
+            f"`{k}` as the source delivered it: `{k}` holds '{UNKNOWN_MEMBER}' for an orphan, and two orphans of "
+            "different parents stay two rows of the key (this column, not the rewritten one, identifies the row).")})
     quality_columns = [
         {"name": "_quality_flags", "description": "Rules this row fired (flag and fail), sorted; empty when clean."},
         {"name": "_quality_ok", "description": "True when `_quality_flags` is empty."},

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import BloomeryError, Location
+from ..vocabulary import DELIVERED_KEY
 
 # plain data the macros read as it is (a type's spelling, a check's arguments, dbt metadata)
 Data = abc.Mapping[str, Any]
@@ -214,9 +215,28 @@ class Entity:
     # in, and the coverage checks this entity is the child of
     unknown_member: str | None = field(default=None, metadata=_OMIT)
     coverage: tuple[Data, ...] | None = field(default=None, metadata=_OMIT)
+    # The key that identifies a row, where it differs from `key`: an `unknown_member` rule that
+    # rewrites a key column makes orphans of different parents share the published key, so dedupe,
+    # the incremental delete, key_unique, source_collision and replay's merge compare the delivered
+    # value instead (a column `_bloomery_delivered__<key column>` the entity carries beside it).
+    # None when no key column is rewritten. Derived like `route`.
+    identity: tuple[str, ...] | None = field(init=False, default=None, metadata=_OMIT)
 
     def __post_init__(self):
         object.__setattr__(self, "route", route_of(self.rules))
+        rewritten = [k for k in self.key if k in self.route.repair]
+        object.__setattr__(self, "identity", tuple(DELIVERED_KEY + k if k in rewritten else k for k in self.key)
+                           if rewritten else None)
+
+    @property
+    def identity_key(self) -> tuple[str, ...]:
+        """The columns that identify a row: `identity`, or the key when no key column is rewritten."""
+        return self.identity or self.key
+
+    @property
+    def delivered(self) -> tuple[tuple[str, str], ...]:
+        """(key column, the column carrying its delivered value) for each rewritten key column."""
+        return tuple((k, i) for k, i in zip(self.key, self.identity_key) if k != i)
 
     @property
     def declared_dedupe(self) -> Dedupe | None:
