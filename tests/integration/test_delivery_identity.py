@@ -133,6 +133,7 @@ def test_a_row_fixed_at_the_source_is_a_redelivery_without_dedupe(fixed, kind):
     assert placed(once)["entity"] == placed(project)["entity"] and placed(once)["unresolved"] == []
 
 
+@pytest.mark.duckdb
 def test_a_source_row_under_two_keys_is_still_refused_without_dedupe(tmp_path, request):
     """What the claim check is for: one source row's surviving deliveries under two keys."""
     project = project_with("duckdb", tmp_path, request, dedupe=False)
