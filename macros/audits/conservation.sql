@@ -11,7 +11,11 @@
     And the other way round: an entity row has a 'keep' verdict or a resolved reject row (replay
     admits rows from the reject table), and an unresolved reject row has a diverted delivery.
     This run's verdicts (the ledger rows of this invocation) are matched row by row; kept
-    deliveries and entity rows of earlier runs are matched by count (kept + replayed = entity).
+    deliveries and entity rows of earlier runs are matched by count: over the loads bronze holds,
+    kept + replayed = entity; over the loads bronze's retention trimmed (the ledger recorded more
+    deliveries than bronze holds) each entity row is matched to a kept delivery or a replayed
+    reject, once: a newer delivery of a key replaces the row of a delivery bronze no longer holds,
+    which the ledger, holding no key, still records as kept.
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
@@ -23,14 +27,38 @@
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {#- the entity's rows by source row, inlined where read: a CTE read three times is materialized -#}
   {%- set published -%}
-  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}
+  select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}, {{ q('_load_id') }}
   from {{ entity }}
   where {{ srid }} is not null{% if current_only %} and dbt_valid_to is null{% endif %}
   {%- endset -%}
-with open_loads as (
-  {%- set bronze = [] %}
-  {%- for b in sources %}{% do bronze.append([names[loop.index0], b]) %}{% endfor %}
-  {{ bloomery.open_loads(bronze, model) }}
+{#- Per load, how many deliveries bronze holds and the ledger recorded, in one full join: a load
+    bronze holds more rows of than the ledger (a new load, a late part) is open, its rows matched
+    one by one below (see `open_loads`); a load the ledger recorded more deliveries of than bronze
+    holds was trimmed by the user's bronze retention (`trimmed`). -#}
+with load_counts as (
+  {%- for b in sources %}
+  {%- set name = bloomery.string_literal(names[loop.index0]) %}
+  select {{ name }} as {{ src }}, coalesce(b.{{ q('_load_id') }}, l.{{ q('_load_id') }}) as {{ q('_load_id') }},
+         b.n as bronze_n, l.n as ledger_n
+  from (select {{ q('_load_id') }}, count(*) as n from {{ b }} group by {{ q('_load_id') }}) as b
+  full join (select {{ q('_load_id') }}, count(*) as n from {{ model }}
+             where {{ src }} = {{ name }} group by {{ q('_load_id') }}) as l
+    on l.{{ q('_load_id') }} = b.{{ q('_load_id') }}
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+  {%- endfor %}
+),
+open_loads as (
+  select {{ src }}, {{ q('_load_id') }} from load_counts
+  where bronze_n is not null and (ledger_n is null or ledger_n <> bronze_n)
+),
+{#- Bronze is a window: a delivery bronze no longer holds keeps its verdict, and its entity row
+    stays until a newer delivery of its key replaces it (which the ledger, holding no key, cannot
+    see). The rows of such loads are counted apart: they may be fewer than their kept deliveries,
+    never more. -#}
+trimmed as (
+  select {{ src }}, {{ q('_load_id') }} from load_counts where ledger_n > coalesce(bronze_n, 0)
 ),
 bronze as (
   {#- the rows of the loads the ledger does not hold one for one: only those can be unjudged #}
@@ -47,7 +75,7 @@ bronze as (
 ),
 {%- if reject is not none %}
 rejected as (
-  select {{ src }}, {{ srid }}, {{ q('resolved_at') }} is null as unresolved
+  select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('resolved_at') }} is null as unresolved
   from {{ reject }}
 ),
 {%- endif %}
@@ -76,22 +104,37 @@ judged_winners as (
 {%- if reject is not none %}
 replayed as (
   {#- from the few resolved rejects to the entity and the ledger, not the other way round #}
-  select r.{{ src }}, r.{{ srid }} from rejected as r
+  select r.{{ src }}, r.{{ srid }}, r.{{ q('_load_id') }} from rejected as r
   where not r.unresolved
     and exists (select 1 from ({{ published }}) as p where p.{{ srid }} = r.{{ srid }} and p.{{ src }} = r.{{ src }})
     and not exists (select 1 from {{ model }} as l
                     where l.{{ srid }} = r.{{ srid }} and l.{{ src }} = r.{{ src }} and l.{{ q('route') }} = 'keep')
 ),
 {%- endif %}
+{#- the rows of trimmed loads are counted only when there are any (`exists (select 1 from trimmed)`
+    is evaluated once), so a build on a bronze that was never trimmed counts as before -#}
+{%- set in_trimmed -%}
+exists (select 1 from trimmed as t where t.{{ src }} = x.{{ src }} and t.{{ q('_load_id') }} = x.{{ q('_load_id') }})
+{%- endset %}
 counts as (
   select
     (select count(*) from {{ model }} where {{ q('route') }} = 'keep') as kept_deliveries,
+    (select count(*) from {{ model }} as x where {{ q('route') }} = 'keep' and exists (select 1 from trimmed) and {{ in_trimmed }}) as kept_trimmed,
     {%- if reject is not none %}
     (select count(*) from replayed) as replayed_rows,
+    (select count(*) from replayed as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as replayed_trimmed,
     {%- else %}
     0 as replayed_rows,
+    0 as replayed_trimmed,
     {%- endif %}
-    (select count(*) from ({{ published }}) as p) as entity_rows
+    (select count(*) from ({{ published }}) as p) as entity_rows,
+    (select count(*) from ({{ published }}) as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as entity_trimmed
+),
+{#- the entity rows of trimmed loads, matched one by one: their count may fall below their kept
+    deliveries (a newer delivery replaced one), so a count would not see a duplicate -#}
+trimmed_rows as (
+  select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published }}) as x
+  where exists (select 1 from trimmed) and {{ in_trimmed }}
 ),
 violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
@@ -102,10 +145,27 @@ violations as (
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
   union all
-  select null, null, null, null, 'kept deliveries (' || cast(kept_deliveries as {{ s }}) || ') and replayed rows ('
-         || cast(replayed_rows as {{ s }}) || ') do not add up to the entity rows (' || cast(entity_rows as {{ s }}) || ')'
+  select null, null, null, null, 'kept deliveries (' || cast(kept_deliveries - kept_trimmed as {{ s }}) || ') and replayed rows ('
+         || cast(replayed_rows - replayed_trimmed as {{ s }}) || ') do not add up to the entity rows ('
+         || cast(entity_rows - entity_trimmed as {{ s }}) || ')'
+         || case when entity_trimmed + kept_trimmed + replayed_trimmed > 0 then ' of the loads bronze holds' else '' end
   from counts
-  where kept_deliveries + replayed_rows <> entity_rows
+  where kept_deliveries - kept_trimmed + replayed_rows - replayed_trimmed <> entity_rows - entity_trimmed
+  union all
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row of a load bronze no longer holds, '
+         || cast(count(*) as {{ s }}) || ' times'
+  from trimmed_rows as p
+  group by p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}
+  having count(*) > 1
+  union all
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row of a load bronze no longer holds without a kept delivery'
+  from trimmed_rows as p
+  where not exists (select 1 from {{ model }} as l
+                    where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('_load_id') }} = p.{{ q('_load_id') }}
+                      and l.{{ q('route') }} = 'keep')
+  {%- if reject is not none %}
+    and not exists (select 1 from replayed as r where r.{{ src }} = p.{{ src }} and r.{{ srid }} = p.{{ srid }})
+  {%- endif %}
   union all
   select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }}, 'kept but not in the entity'
   from judged_now as k

@@ -11,6 +11,7 @@
 {% macro default__ledger_forget_rejudged(staged, everything) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
+  {%- do bloomery._ledger_add_content() -%}
 delete from {{ this }}
 where {% if everything %}{{ q('route') }} not in ('quarantine', 'expired') or {% endif %}exists (
   select 1 from {{ staged }} as s
@@ -19,5 +20,21 @@ where {% if everything %}{{ q('route') }} not in ('quarantine', 'expired') or {%
     and s.{{ q('_ingested_at') }} = {{ this }}.{{ q('_ingested_at') }}
     and s.{{ q('_bloomery_source') }} = {{ this }}.{{ q('source_relation') }}
 )
+  {%- endif -%}
+{%- endmacro %}
+
+{#- A ledger built before deliveries carried their content gets `content_hash` (NULL on the
+    deliveries it recorded before: those are matched by identity alone), so the one deliberate
+    change of its schema needs no full refresh, which the ledger refuses (`full_refresh: false`);
+    `on_schema_change` stays `fail` for anything else. -#}
+{% macro _ledger_add_content() -%}
+  {%- if execute -%}
+    {%- set existing = load_relation(this) -%}
+    {%- if existing is not none -%}
+      {%- set names = adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+      {%- if names and 'content_hash' not in names -%}
+        {%- do alter_relation_add_remove_columns(existing, [api.Column.create('content_hash', bloomery.type_name({'name': 'string'}))], none) -%}
+      {%- endif -%}
+    {%- endif -%}
   {%- endif -%}
 {%- endmacro %}

@@ -51,10 +51,27 @@ open_loads as (
 ),
 {#- the ledger's deliveries of those loads: the batch is matched against these, not the whole ledger #}
 judged_open as (
-  select l.{{ q('source_relation') }}, l.{{ q('_source_row_id') }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}
+  select l.{{ q('source_relation') }}, l.{{ q('_source_row_id') }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }},
+    {% if state.content %}l.{{ q('content_hash') }}{% else %}cast(null as {{ bloomery.type_name({'name': 'string'}) }}){% endif %} as {{ q('content_hash') }}
   from {{ state.ledger }} as l
   where exists (select 1 from open_loads as o
                 where o.{{ q('source_relation') }} = l.{{ q('source_relation') }} and o.{{ q('_load_id') }} = l.{{ q('_load_id') }})
+),
+{#- identities bronze holds twice in an open load: judged again with every copy, so the
+    ingestion-metadata audit compares their contents (a loader reusing an identity), whatever the
+    ledger recorded (a publishing build keeps no content for its kept rows) #}
+repeated_open as (
+  {%- for mapping in entity.mappings %}
+  select {{ bloomery.string_literal(mapping.source) }} as {{ q('source_relation') }}, b.{{ q('_source_row_id') }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}
+  from {{ sources[mapping.source] }} as b
+  where exists (select 1 from open_loads as o
+                where o.{{ q('source_relation') }} = {{ bloomery.string_literal(mapping.source) }} and o.{{ q('_load_id') }} = b.{{ q('_load_id') }})
+  group by b.{{ q('_source_row_id') }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}
+  having count(*) > 1
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+  {%- endfor %}
 ),
 {%- endif %}
 {%- if narrow %}
@@ -65,7 +82,7 @@ judged_open as (
   {%- if merged %}, {{ bloomery.string_literal(mapping.source) }} as {{ q('_bloomery_touch__source') }}{% endif %}
   {%- for k in key %}, {{ bloomery._key_value(mapped, k, entity) }} as {{ q('_bloomery_touch__' ~ k) }}{% endfor %}
   from {{ sources[mapping.source] }} as b
-  where {{ bloomery._in_batch(state, 'b.', bloomery.string_literal(mapping.source)) }}
+  where {{ bloomery._in_batch(state, 'b.', bloomery.string_literal(mapping.source), bloomery.delivery_content(mapping, 'b.')) }}
   {%- if not loop.last %}
   union all
   {%- endif %}
@@ -150,7 +167,7 @@ typed as (
     {% for c in (raw_union | sort(case_sensitive=true) if merged else mapping.raw_columns) %}{{ q('_bloomery_raw__' ~ c) }}, {% endfor %}
   {%- endif %}
   {%- if entity.metadata %}
-    {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
+    {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}{{ q('_bloomery_content') }},
   {%- endif %}
   {%- for col in entity.columns %}
     {%- set marker = q('_bloomery_cast_failed__' ~ col.name) %}
@@ -183,6 +200,7 @@ typed as (
   {%- endif %}
   {%- if entity.metadata %}
     {% for m in bloomery.vocabulary().metadata %}{{ q(m) }}, {% endfor %}
+    {{ bloomery.delivery_content(mapping) }} as {{ q('_bloomery_content') }},
   {%- endif %}
   {%- for col in entity.columns %}
     {%- if col.name in split %}
@@ -224,13 +242,13 @@ typed as (
 {%- if state is not none and not narrow %}
 {#- A `unique` verdict depends on other keys' rows: a batch value touches every row sharing it. -#}
 touching as (
-  select * from typed where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source')) }}
+  select * from typed where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source'), 'typed.' ~ q('_bloomery_content')) }}
   {%- for r in unique_rules %}
   union all
   select * from typed
   where exists (
     select 1 from typed as u
-    where {{ bloomery._in_batch(state, 'u.', 'u.' ~ q('_bloomery_source')) }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
+    where {{ bloomery._in_batch(state, 'u.', 'u.' ~ q('_bloomery_source'), 'u.' ~ q('_bloomery_content')) }} and u.{{ q(r.column) }} = typed.{{ q(r.column) }}
     {%- set theirs = bloomery.unique_slice(r, 'u.') %}
     {%- for mine in bloomery.unique_slice(r, 'typed.') %} and {{ theirs[loop.index0] }} is not distinct from {{ mine }}{% endfor %}
   )
@@ -253,7 +271,7 @@ touched_keys as (
 candidates as (
   select * from typed
   {%- if state is not none and not narrow %}
-  where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source')) }}
+  where {{ bloomery._in_batch(state, 'typed.', 'typed.' ~ q('_bloomery_source'), 'typed.' ~ q('_bloomery_content')) }}
      or exists (select 1 from touching as t where {{ same_row }})
   {%- if entity.dedupe %}
      or exists (
@@ -277,11 +295,19 @@ ranked as (
     {%- if entity.metadata %},
     first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_winner') }}
     {%- endif %}
+  {%- elif entity.metadata %},
+    {#- Without dedupe two rows of a key are a fault (`<entity>_key_unique`), but two deliveries
+        of one source row under one key are a re-delivery: the latest (dedupe's order on the
+        metadata) replaces the earlier ones, which are recorded as having lost to their own
+        source row. A quarantined row corrected at the source leaves the reject table so. -#}
+    {%- set order = [{'column': '_ingested_at', 'metadata': true}, {'column': '_load_id', 'metadata': true}] %}
+    case when {{ q('_source_row_id') }} is null then 1 else row_number() over (
+      partition by {{ q('_bloomery_source') }}, {{ q('_source_row_id') }}{% for k in key %}, {{ q(k) }}{% endfor %}
+      order by {% for t in bloomery._dedupe_order_terms(order, [q('_ingested_at'), q('_load_id')]) %}{{ t }}, {% endfor %}{{ q('_bloomery_content') }} desc
+    ) end as {{ q('_bloomery_rank') }},
+    {{ q('_source_row_id') }} as {{ q('_bloomery_winner') }}
   {%- else %},
     1 as {{ q('_bloomery_rank') }}
-    {%- if entity.metadata %},
-    cast(null as {{ bloomery.type_name({'name': 'string'}) }}) as {{ q('_bloomery_winner') }}
-    {%- endif %}
   {%- endif %}
   {%- if not early and entity.dedupe and parsed %}
   {#- the order's timestamps, parsed once a row below the window (see _dedupe_parsed) #}
@@ -481,6 +507,7 @@ from routed
   {%- endfor -%}
   {%- if entity.metadata -%}
     {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
+    {%- do cols.append(q('_bloomery_content')) -%}
     {#- the source row a deduped row lost its key to (the ledger records it) -#}
     {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ q('_bloomery_winner') ~ ' end as ' ~ q('_bloomery_winner')) -%}
   {%- endif -%}
@@ -508,10 +535,12 @@ from routed
     timestamp: a late part of a judged load, or a retried load with older timestamps, is judged
     like any other delivery. Only the rows of an open load are matched row by row (`_open_loads`).
     A row with a NULL in its identity matches nothing, so it is always in the batch, where the
-    ingestion-metadata audit stops the run. `prefix` qualifies the bronze row's columns (the
-    subqueries read relations with the same column names); `source` is the SQL of its bronze
-    relation's name. -#}
-{% macro _in_batch(state, prefix, source) -%}
+    ingestion-metadata audit stops the run. A judged identity arriving with other content than the
+    ledger recorded (`content`, see `delivery_content`) is in the batch too, so the audit sees it
+    (a loader reusing an identity) rather than the batch passing it over as judged. `prefix`
+    qualifies the bronze row's columns (the subqueries read relations with the same column names);
+    `source` is the SQL of its bronze relation's name. -#}
+{% macro _in_batch(state, prefix, source, content) -%}
   {%- set q = adapter.quote -%}
   ({{ prefix }}{{ q('_load_id') }} is null
    or (exists (select 1 from open_loads as o
@@ -522,6 +551,16 @@ from routed
            and l.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
            and l.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
            and l.{{ q('source_relation') }} = {{ source }}
+           {%- if state.content %}
+           and (l.{{ q('content_hash') }} is null or l.{{ q('content_hash') }} = {{ content }})
+           {%- endif %}
+       )
+       or exists (
+         select 1 from repeated_open as r
+         where r.{{ q('_source_row_id') }} = {{ prefix }}{{ q('_source_row_id') }}
+           and r.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }}
+           and r.{{ q('_ingested_at') }} = {{ prefix }}{{ q('_ingested_at') }}
+           and r.{{ q('source_relation') }} = {{ source }}
        )))
 {%- endmacro %}
 
@@ -535,7 +574,9 @@ from routed
   {%- set ledger = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__ledger') -%}
   {%- set published = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
   {%- if ledger is none or published is none -%}{{ return(none) }}{%- endif -%}
-  {{ return({'ledger': ledger}) }}
+  {#- a ledger from before `content_hash` gets it in its own pre-hook, after this model ran -#}
+  {%- set content = 'content_hash' in adapter.get_columns_in_relation(ledger) | map(attribute='name') | map('lower') | list -%}
+  {{ return({'ledger': ledger, 'content': content}) }}
 {%- endmacro %}
 
 {#- The unresolved reject rows a build holds, or none (replay, or no reject table yet). A bronze

@@ -75,9 +75,15 @@ def _audits(entity: Entity) -> tuple[list, list, list]:
     name = entity.name
     staged, kept = [], []
     if entity.metadata:
+        # the bronze relations are sources, never refs: the ledger this audit compares with is
+        # looked up by name, since a reference to it would run the audit after it is built
         staged.append(_test("bloomery.bloomery_ingestion_metadata", f"{name}_ingestion_metadata",
                             "Blocking: _load_id, _ingested_at and _source_row_id present, _ingested_at casts to "
-                            "timestamp, and no source row claimed by two keys."))
+                            "timestamp, no source row claimed by two keys, and no delivery identity carrying "
+                            "other content than another bronze row or the ledger gave it.",
+                            relations={"sources": ["{{ source('bronze', " + literal(m.source) + ") }}"
+                                                   for m in entity.mappings]},
+                            entity=name, key=list(entity.key), names=[m.source for m in entity.mappings]))
     for rule in entity.rules:
         if rule.disposition is Disposition.FAIL:
             staged.append(_test("bloomery.bloomery_fail_rule", f"{name}_{rule.name}",
