@@ -257,12 +257,6 @@ def c_range_bound_statement(n):
                    [("k1", "1")], place={"s1": "keep"})
 
 
-def c_grant_role_placeholder(n):
-    base = _simple(n, {"v": S}, {"v": {"from": "$.v"}}, ["id", "v"], [("k1", "ok")], place={"s1": "keep"})
-    base["entities"][f"rt{n:02d}"]["grants"] = {"select": ["__bloomery_col_0__"]}
-    return base
-
-
 NAMED = {
     "field-name-holds-placeholder-expression": c_field_placeholder_expr,
     "field-name-holds-placeholder-read-second": c_field_placeholder_first_expr,
@@ -312,7 +306,6 @@ NAMED = {
     "expression-bare-boolean-column": c_expr_bare_boolean,
     "expression-reads-unprovided-field": c_expr_reads_unprovided_field,
     "range-bound-statement": c_range_bound_statement,
-    "grant-role-placeholder": c_grant_role_placeholder,
 }
 
 

@@ -47,7 +47,8 @@ CHAINS = {
     "to-int-overflow": (INT, ["to_int"], ["99999999999999999999", "5"], ["reject", "keep"]),
     "decimal-empty-chain-lossy": (DEC81, None, ["1.25", "1.5"], ["reject", "keep"]),
     "int-empty-chain-fraction": (INT, None, ["3.9", "3"], ["reject", "keep"]),
-    "coalesce-after-failed-cast": (INT, ["to_int", {"coalesce": 0}], ["abc", "", "4"], ["reject", "keep", "keep"]),
+    # "" reaches the cast non-NULL and leaves it NULL: it fires too (reference 3.1)
+    "coalesce-after-failed-cast": (INT, ["to_int", {"coalesce": 0}], ["abc", "", "4"], ["reject", "reject", "keep"]),
     "trim-nullif-to-int": (INT, ["trim", {"nullif": "-"}, "to_int"], [" - ", " x ", " 8 "], ["keep", "reject", "keep"]),
 }
 
