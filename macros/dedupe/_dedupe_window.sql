@@ -8,11 +8,17 @@
     below the window computed the `_ingested_at` timestamps into. -#}
 {% macro _dedupe_window(keys, order, values, source=none, parsed=none) -%}
   {%- set srid = adapter.quote('_source_row_id') -%}
-  {%- set incomplete = 'case when ' ~ keys | join(' is null or ') ~ ' is null then ' -%}
   over (
-      partition by {% for k in keys %}{{ k }}, {% endfor %}{{ incomplete }}{{ srid }} end{% if source is not none %}, {{ incomplete }}{{ source }} end{% endif %}
+      partition by {{ bloomery._dedupe_partition(keys, source) }}
       order by {% for t in bloomery._dedupe_order_terms(order, values, parsed) %}{{ t }}, {% endfor %}{{ srid }} desc nulls last{% if source is not none %}, {{ source }} desc{% endif %}
     )
+{%- endmacro %}
+
+{#- The rows dedupe contests with each other: a key's rows (of one bronze relation where `source`
+    is given); a row whose key is incomplete is its own group. -#}
+{% macro _dedupe_partition(keys, source=none) -%}
+  {%- set incomplete = 'case when ' ~ keys | join(' is null or ') ~ ' is null then ' -%}
+  {% for k in keys %}{{ k }}, {% endfor %}{{ incomplete }}{{ adapter.quote('_source_row_id') }} end{% if source is not none %}, {{ incomplete }}{{ source }} end{% endif %}
 {%- endmacro %}
 
 {#- The sort terms of dedupe's order, latest first. `_ingested_at` is bronze text, and as text

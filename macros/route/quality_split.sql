@@ -384,25 +384,50 @@ judged as (
   {%- endif %}
 ),
 {%- set divert = entity.route.divert %}
+{%- set versions = bloomery._versions(entity) %}
+{%- if versions %}
+{#- A type 2 entity's current version is its newest delivery that is kept: a newer delivery that is
+    diverted (quarantined, or held by its reject row) is no version, so the one before it stays
+    current, and stays the key's kept delivery in the ledger (docs/design.md, "Type 2 versions").
+    One window, ordered kept-able first then by dedupe's rank, names that delivery's rank and
+    source row for every row of the key; with no kept-able delivery it is the newest, as dedupe
+    decides any key. -#}
+{%- set keys = [] %}{% for k in key %}{% do keys.append(q(k)) %}{% endfor %}
+{%- set diverted -%}
+  ({{ q('_bloomery_held') }}{% for name in divert %} or {{ q('_bloomery_rule__' ~ name) }}{% endfor %})
+{%- endset %}
+{%- set window -%}
+  over (partition by {{ bloomery._dedupe_partition(keys, q('_bloomery_source') if merged else none) }}
+        order by case when {{ diverted }} then 1 else 0 end, {{ q('_bloomery_rank') }})
+{%- endset %}
+versioned as (
+  select
+    judged.*,
+    first_value({{ q('_bloomery_rank') }}) {{ window }} as {{ q('_bloomery_current_rank') }},
+    first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_current') }}
+  from judged
+),
+{%- endif %}
 {#- The route (decided by the compiler: resolve/ir.py, Route) and "fired any rule" are computed
     once per row here: the columns below test them instead of repeating an OR over every rule per
     column. #}
+{%- set survivor = q('_bloomery_rank') ~ (' <= ' ~ q('_bloomery_current_rank') if versions else ' = 1') %}
 routed as (
   select
-    judged.*,
-    case when {{ q('_bloomery_rank') }} > 1 then 'deduped'
+    {{ 'versioned' if versions else 'judged' }}.*,
+    case when not ({{ survivor }}) then 'deduped'
       when {{ q('_bloomery_held') }} then 'held'
   {%- if divert %}
       when {% for name in divert %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% endfor %} then 'quarantine'
   {%- endif %}
       else 'keep' end as {{ q('_bloomery_route') }},
-    {{ q('_bloomery_rank') }} = 1 and ({% for name in entity.route.flags %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
+    {{ survivor }} and ({% for name in entity.route.flags %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %}) as {{ q('_bloomery_fired') }}
   {%- if entity.quarantine %},
     {#- whether this delivery, winner or not, fails a quarantine rule: the reject table's
         `first_seen` is the earliest such delivery of a source row (a clean one does not count) #}
     {% for name in divert %}{{ q('_bloomery_rule__' ~ name) }}{{ " or " if not loop.last }}{% else %}false{% endfor %} as {{ q('_bloomery_diverts') }}
   {%- endif %}
-  from judged
+  from {{ 'versioned' if versions else 'judged' }}
 )
 {%- set flag_items = [] -%}
 {%- for name in entity.route.flags %}{%- do flag_items.append([name, q('_bloomery_rule__' ~ name)]) -%}{%- endfor %}
@@ -477,6 +502,12 @@ from routed
   {%- endif -%}
 {%- endmacro %}
 
+{#- Whether the split decides a type 2 entity's current version (see `versioned`): only where an
+    order ranks its deliveries (replay judges its candidates without one and contests them itself). -#}
+{% macro _versions(entity) -%}
+  {{ return(entity.get('scd') == 'type2' and entity.metadata and entity.dedupe is not none) }}
+{%- endmacro %}
+
 {#- The columns every staged row carries, typed as the entity declares them. The bronze payload (`_bloomery_raw`, the reject
     table's `raw`) is built only on quarantined rows, the only ones the reject table reads: as one
     value rather than a column per bronze column, it costs nothing on the rows that are kept. A
@@ -509,7 +540,8 @@ from routed
     {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
     {%- do cols.append(q('_bloomery_content')) -%}
     {#- the source row a deduped row lost its key to (the ledger records it) -#}
-    {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ q('_bloomery_winner') ~ ' end as ' ~ q('_bloomery_winner')) -%}
+    {%- set winner = q('_bloomery_current' if bloomery._versions(entity) else '_bloomery_winner') -%}
+    {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ winner ~ ' end as ' ~ q('_bloomery_winner')) -%}
   {%- endif -%}
   {%- if entity.quarantine and entity.mappings | length > 1 -%}
     {%- set payload = ['case ' ~ q('_bloomery_mapping')] -%}

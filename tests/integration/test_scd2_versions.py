@@ -8,9 +8,11 @@ each build; `incremental_by_key` and `incremental_by_partition` judge what the l
 
 The history, one build each: S1 and S2 arrive; S1 changes (12.00); S1 changes again (14.00) and S2
 is delivered again unchanged under a new source row; nothing new (a `full` build then feeds the
-snapshot every delivery again: no stale version may become current). Each engine builds it once;
-the tests read what each build left. The last one tampers with the published history: a lost
-current version and a duplicated one must still fail the audits.
+snapshot every delivery again: no stale version may become current); S1's newest delivery
+(500.00) breaks the quarantine rule `amount <= 100`; nothing new (the diverted delivery is read
+again); the rule is relaxed, each entity replayed, and built. Each engine builds it once; the
+tests read what each build left. The last one tampers with the published history: a lost current
+version and a duplicated one must still fail the audits.
 """
 from __future__ import annotations
 
@@ -32,7 +34,10 @@ LOADS = [
     [("S1", "12.00", "l2", "2024-01-02 00:00:00", "r-3")],
     [("S1", "14.00", "l3", "2024-01-03 00:00:00", "r-4"), ("S2", "5.00", "l3", "2024-01-03 00:00:00", "r-5")],
     [],
+    [("S1", "500.00", "l5", "2024-01-05 00:00:00", "r-6")],   # breaks `amount <= 100`: quarantined
+    [],
 ]
+STRICT, RELAXED = "{rule: range, max: 100, on_fail: quarantine}", "{rule: range, max: 1000, on_fail: quarantine}"
 
 
 def _specs(tmp):
@@ -45,7 +50,7 @@ def _specs(tmp):
                   f"    quarantine: {{retention: 90d}}\n" + (DEDUPE if dedupe else ""))
         files[f"{name}.yaml"] = (
             f"mapping_version: 1\nsource: erp__{name}\ntarget: {name}\nkey: {{sku: {{from: \"$.sku\"}}}}\n"
-            'fields: {amount: {from: "$.amount", transform: [{to_decimal: [10, 2]}]}}\n'
+            f'fields: {{amount: {{from: "$.amount", transform: [{{to_decimal: [10, 2]}}], quality: [{STRICT}]}}}}\n'
             'unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]\n')
     files["model.yaml"] = model
     return specs_folder(tmp, files)
@@ -58,9 +63,18 @@ def history(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"scd2_{request.param}")
     project = engine_project(request.param, tmp, request, _specs(tmp))
     builds = []
-    for i, load in enumerate(LOADS):
+    for i, load in enumerate(LOADS + ["replay"]):
+        if load == "replay":
+            # the rule is relaxed and each entity replayed: r-6 is re-delivered to bronze, then built
+            for name in ENTITIES:
+                spec = project.dir / "specs" / f"{name}.yaml"
+                spec.write_text(spec.read_text().replace(STRICT, RELAXED))
+            assert project.compile() == 0
+            for name in ENTITIES:
+                project.dbt("run-operation", "bloomery.replay", "--args", f"{{entity: {name}}}")
         for name in ENTITIES:
-            project.write_bronze(f"erp__{name}", COLUMNS, load, append=i > 0)
+            if load != "replay":
+                project.write_bronze(f"erp__{name}", COLUMNS, load, append=i > 0)
         if i == 0:
             assert project.compile() == 0
         result = project.dbt("build", check=False)
@@ -71,6 +85,10 @@ def history(request, tmp_path_factory):
                 "order by sku, dbt_valid_from, _source_row_id") for name in ENTITIES},
             "ledger": {name: project.query(f"select _source_row_id, route, winner_row_id from main.{name}__ledger "
                                            "order by 1") for name in ENTITIES},
+            "deliveries": {name: project.query(f"select _source_row_id, _load_id, route, winner_row_id "
+                                               f"from main.{name}__ledger order by 1, 2") for name in ENTITIES},
+            "rejects": {name: project.query(f"select _source_row_id, resolved_at is not null from main.{name}__reject "
+                                            "order by 1") for name in ENTITIES},
         })
     return project, builds
 
@@ -116,6 +134,37 @@ def test_no_stale_version_becomes_current_again(history):
         current = [v for v in builds[3]["versions"][name] if v[3]]
         assert current == [("S1", "14.00", "r-4", True), ("S2", "5.00", "r-5", True)], name
         assert builds[3]["ledger"][name] == builds[2]["ledger"][name], name
+
+
+def test_a_quarantined_newest_delivery_leaves_the_previous_version_current(history):
+    """S1's newest delivery (r-6) is diverted: it is no version, the one before it (r-4) stays
+    current and is still the key's kept delivery, so conservation passes on this build and the
+    next (which reads r-6 again), and r-6 waits in the reject table."""
+    _, builds = history
+    for i in (4, 5):
+        for name in ENTITIES:
+            assert builds[i]["versions"][name] == builds[2]["versions"][name], (i, name)
+            assert builds[i]["rejects"][name] == [("r-6", False)], (i, name)
+            routes = {(r, load): (route, winner) for r, load, route, winner in builds[i]["deliveries"][name]}
+            assert routes[("r-6", "l5")] == ("quarantine", None), (i, name)
+            assert routes[("r-4", "l3")] == ("keep", None), (i, name)
+            assert routes[("r-1", "l1")] == routes[("r-3", "l2")] == ("deduped", "r-4"), (i, name)
+
+
+def test_a_replayed_delivery_becomes_the_current_version(history):
+    """After the rule is relaxed, replay re-delivers r-6 to bronze (`_load_id = '__replay__'`) and
+    the next build versions it: r-6 is current, r-4 closed, the reject row resolved."""
+    _, builds = history
+    last = builds[6]
+    for name in ENTITIES:
+        s1 = [v for v in last["versions"][name] if v[0] == "S1"]
+        assert s1 == [("S1", "10.00", "r-1", False), ("S1", "12.00", "r-3", False), ("S1", "14.00", "r-4", False),
+                      ("S1", "500.00", "r-6", True)], name
+        assert [v for v in last["versions"][name] if v[0] == "S2"] == [v for v in builds[2]["versions"][name] if v[0] == "S2"]
+        assert last["rejects"][name] == [("r-6", True)], name
+        routes = {(r, load): (route, winner) for r, load, route, winner in last["deliveries"][name]}
+        assert routes[("r-6", "__replay__")] == ("keep", None), name
+        assert routes[("r-4", "l3")] == ("deduped", "r-6"), name
 
 
 def test_a_lost_or_duplicated_current_version_still_fails_the_audits(history):
