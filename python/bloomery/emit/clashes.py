@@ -31,7 +31,7 @@ class _Files(dict):
             raise self.project.relocate(EmitError(
                 f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
                 f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
-                "rename the entity or check: names ending in __staged, __kept, __reject, __ledger or "
+                "rename the entity or check: names ending in __staged, __staged_rest, __kept, __reject, __ledger or "
                 "__reconcile, and mart_data_quality, quality_quarantine_rate, quality_drift and quality_bronze_columns, are "
                 "bloomery's"))
         self[name], self.origin[name] = text, origin
@@ -44,7 +44,14 @@ class _Files(dict):
         relations = {name.rsplit(".", 1)[0]: self.origin[name] for name in self if name.endswith(".sql")}
         for name, entity in entities.items():
             relations.setdefault(name, f"entities.{name}")            # a type 2 entity's snapshot
-            relations[f"{name}__staged_rest"] = f"entities.{name}"     # publish_staged's rows not kept
+            rest = f"{name}__staged_rest"                               # publish_staged's rows not kept
+            if rest.lower() in {r.lower() for r in relations}:
+                raise self.project.relocate(EmitError(
+                    f"`{rest}` is a relation bloomery writes for the entity `{name}` when it publishes, and "
+                    f"{relations.get(rest) or 'another node'} is generated under that name too",
+                    Location(path=relations.get(rest) or f"entities.{name}"),
+                    "rename the entity: names ending in __staged_rest are bloomery's"))
+            relations[rest] = f"entities.{name}"
         bronze = {s["name"].lower(): s for s in self.project.sources}
         for relation, origin in sorted(relations.items()):
             source = bronze.get(relation.lower())

@@ -11,7 +11,8 @@ from ..errors import Location
 from ..guardrails.literals import _bound_ok, _bounds_reversed
 from ..guardrails.targets import NAME_MAX_BYTES
 from ..guardrails.regex_subset import PortableRegexError, check_portable_regex
-from ..spec.dbt_metadata import SQL_KEYS, _meta_problems, _show, _test_problems, limit_problems, sql_carriers
+from ..spec.dbt_metadata import (SQL_KEYS, _meta_problems, _show, _test_problems, limit_problems, relation_configs,
+                                  sql_carriers)
 from ..spec.documents import discover_specs, read_document
 from ..transforms.types import type_problem
 from ..vocabulary import INTERNAL_PREFIX, PLACEHOLDER, RESERVED, in_namespace, is_reserved
@@ -213,6 +214,11 @@ def dbt_metadata_grammar(tree: SpecTree, base: tuple, spec: dict):
                 tree.error(E.SpecParseError, model, path,
                            f"a test's `limit` is a row count, got {shown} (dbt writes it into the test's query)",
                            "write a whole number, e.g. `limit: 100`")
+            for path, config in relation_configs(entry, base + (key, i)):
+                tree.error(E.SpecParseError, model, path,
+                           f"a test's `{config}` names the relation dbt stores its failures in, and dbt drops that "
+                           "relation first: it could replace a bronze or generated table",
+                           f"drop `{config}`: with `store_failures: true` dbt stores them in its own audit schema")
             # a spec is data: SQL it carries into a test runs only where the project says so
             for path, sql_key, why in sql_carriers(entry, base + (key, i)):
                 if sql_key not in declared:

@@ -47,7 +47,9 @@ def _argument_is_data(test: str, key: str, value, arguments: dict) -> bool:
     custom generic test's arguments) is the test's to write into SQL as it likes."""
     if not _holds_text(value):
         return True
-    if test == "accepted_values" and key == "values" and arguments.get("quote", True) is not False:
+    # dbt tests `{% if quote %}`: any false value of `quote` (false, 0, null, an empty list) writes
+    # the values bare
+    if test == "accepted_values" and key == "values" and bool(arguments.get("quote", True)):
         return isinstance(value, list) and not any(isinstance(v, str) and ("'" in v or "\\" in v) for v in value)
     return False
 
@@ -79,6 +81,24 @@ def sql_carriers(entry, path: tuple) -> list[tuple[tuple, str, str]]:
             out.append((where, key, f"test `{name}` writes its argument `{key}` into SQL"
                                     + (" between quotes it does not escape" if name == "accepted_values" else "")))
     return out
+
+
+# dbt writes a test's stored failures to the relation these name: one named like a bronze or a
+# generated relation would be replaced by the failures (dbt's test materialization drops it first)
+RELATION_TEST_CONFIG = ("database", "schema", "alias")
+
+
+def relation_configs(entry, path: tuple) -> list[tuple[tuple, str]]:
+    """(path, key) of every test config of an entry that names a relation (RELATION_TEST_CONFIG)."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        return []
+    (name, args), = entry.items()
+    if not isinstance(args, dict):
+        return []
+    found = [(path + (name, k), k) for k in RELATION_TEST_CONFIG if k in args]
+    if isinstance(args.get("config"), dict):
+        found += [(path + (name, "config", k), k) for k in RELATION_TEST_CONFIG if k in args["config"]]
+    return found
 
 
 def limit_problems(entry, path: tuple) -> list[tuple[tuple, str]]:

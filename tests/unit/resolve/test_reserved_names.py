@@ -45,6 +45,11 @@ CASES = {
                                      (SE, "from: order, to: customer", "from: shop__orders, to: customer"),
                                      (SE, "to: order, via", "to: shop__orders, via")],
     "reject relation named like a bronze relation": [(SO, "source: shop__orders", "source: Order__Reject")],
+    # `<entity>__staged_rest` is written by the entity's publishing post-hook, not a model file
+    "entity named like a sibling's __staged_rest": [
+        (SE, "  order:  ", "  customer__staged_rest:  "), (SO, "target: order", "target: customer__staged_rest"),
+        (SE, "from: order, to: customer", "from: customer__staged_rest, to: customer"),
+        (SE, "to: order, via", "to: customer__staged_rest, via")],
     "expression reads a field no mapping provides": [
         (SE, "      sku: {type: string}\n", "      sku: {type: string}\n      note: {type: string}\n"),
         (SE, EXPR, 'expr: "note IS NULL OR discount <= unit_price * quantity"')],

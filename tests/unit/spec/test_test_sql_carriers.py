@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from bloomery.spec.dbt_metadata import limit_problems, sql_carriers
+from bloomery.spec.dbt_metadata import limit_problems, relation_configs, sql_carriers
 
 BASE = ("entities", "e", "tests", 0)
 
@@ -37,6 +37,10 @@ def test_data_only(entry):
     ({"dbt_utils.expression_is_true": {"arguments": {"expression": "a >= 0"}}},
      [("dbt_utils.expression_is_true", "arguments", "expression")]),
     ({"custom": {"columns": [1, "b"]}}, [("custom", "columns")]),
+    # dbt's `{% if quote %}`: every false value of `quote` writes the values bare (red team 2)
+    ({"accepted_values": {"values": ["cast(1 as varchar)"], "quote": 0}}, [("accepted_values", "values")]),
+    ({"accepted_values": {"values": ["cast(1 as varchar)"], "quote": None}}, [("accepted_values", "values")]),
+    ({"accepted_values": {"values": ["cast(1 as varchar)"], "quote": []}}, [("accepted_values", "values")]),
     ({"custom": {"opts": {"deep": ["text"]}}}, [("custom", "opts")]),
 ])
 def test_sql_carriers(entry, found):
@@ -48,3 +52,13 @@ def test_limit_is_a_row_count(limit):
     assert [p[len(BASE):] for p, _ in limit_problems({"not_null": {"limit": limit}}, BASE)] == [("not_null", "limit")]
     assert [p[len(BASE):] for p, _ in limit_problems({"not_null": {"config": {"limit": limit}}}, BASE)] == \
         [("not_null", "config", "limit")]
+
+
+@pytest.mark.parametrize("key", ["database", "schema", "alias"])
+def test_a_test_config_naming_a_relation_is_found(key):
+    """dbt stores a test's failures in the relation these name, dropping it first: named like a
+    bronze table, `store_failures: true` replaced it (red team 2)."""
+    assert relation_configs({"not_null": {key: "main"}}, BASE) == [(BASE + ("not_null", key), key)]
+    assert relation_configs({"not_null": {"config": {key: "x", "store_failures": True}}}, BASE) == \
+        [(BASE + ("not_null", "config", key), key)]
+    assert relation_configs({"not_null": {"config": {"store_failures": True, "severity": "warn"}}}, BASE) == []
