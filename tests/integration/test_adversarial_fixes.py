@@ -223,8 +223,15 @@ def _cast(ftype, transform, rows):
         data = [(f"k{i}", v) for i, (v, _, _) in enumerate(rows)]
         want = {f"k{i}": w for i, (_, p, w) in enumerate(rows) if p == "keep"}
 
+        where = {f"s{i + 1}": p for i, (_, p, _) in enumerate(rows)}
+
         def check(project, case, result):
             got = dict(project.query(f'select id, v from main."{name}"'))
+            try:
+                adv.assert_placed(project, name, where)
+            except AssertionError as e:
+                shown = {f"k{i}": (v[:30], got.get(f"k{i}", "-")) for i, (v, _, _) in enumerate(rows)}
+                raise AssertionError(f"{e}\n(bronze value, published value) per row: {shown}") from None
             norm = {k: None if v is None else Decimal(str(v)).normalize() for k, v in got.items()}
             exp = {k: None if v is None else Decimal(v).normalize() for k, v in want.items()}
             assert norm == exp, f"published values differ from the documented ones:\n got {norm}\nwant {exp}"
@@ -234,7 +241,7 @@ def _cast(ftype, transform, rows):
         return dict(entities={name: entity({"id": S, "v": ftype})},
                     mappings=[mapping(f"{name}_src", name, {"id": {"from": "$.id"}}, {"v": fm})],
                     bronze={f"{name}_src": (["id", "v", *adv.META_COLUMNS], rows_with_meta(data))},
-                    place={name: {f"s{i + 1}": p for i, (_, p, _) in enumerate(rows)}}, check=check, must_build=True)
+                    check=check, must_build=True)
     return make
 
 
@@ -256,7 +263,8 @@ CASES_CAST = {
     "to-int-edges-unasked": _cast({"type": "int"}, ["to_int"], [
         ("+7", K, "7"), ("-0", K, "0"), (FIVE_1000, K, "5"), (ZERO_1000, R, None), (BIG_1000, R, None),
         ("1e-400", R, None), ("NaN", R, None), ("-Infinity", R, None), ("0x1F", R, None),
-        ("92233720368547758070", R, None), ("1.5e1", K, "15"), ("15e-1", R, None)]),
+        ("92233720368547758070", R, None), ("1.5e1", K, "15"), ("15e-1", R, None),
+        ("0o17", R, None), ("0b101", R, None)]),
     "decimal-38-boundaries": _cast({"type": "decimal(38,2)"}, [{"to_decimal": [38, 2]}], [
         ("9" * 36 + ".99", K, "9" * 36 + ".99"), ("-" + "9" * 36 + ".99", K, "-" + "9" * 36 + ".99"),
         ("9" * 37, R, None), ("9" * 36 + ".995", R, None), ("1e36", R, None), ("1e35", K, "1" + "0" * 35),
@@ -267,7 +275,8 @@ CASES_CAST = {
         ("x", K, None), ("2.5", K, "3"), ("y", R, None), ("", R, None)]),
     "implicit-decimal-cast-exponents": _cast({"type": "decimal(8,1)"}, None, [
         ("1e-1", K, "0.1"), ("1.27e1", K, "12.7"), ("1.25e-1", R, None), ("-1E+2", K, "-100"), ("1e7", R, None),
-        ("12.70000000000000000000000000000000000000000000", K, "12.7"), ("1e-50", R, None), ("-1e-39", R, None)]),
+        ("12.70000000000000000000000000000000000000000000", K, "12.7"), ("1e-50", R, None), ("-1e-39", R, None),
+        ("NaN", R, None), ("0x1F", R, None)]),
 }
 
 
@@ -443,11 +452,12 @@ def test_a_spec_folder_name_is_inert(tmp_path):
 
 
 def test_plan_text_is_inert(tmp_path):
-    """`bloomery plan` names added and removed fields; field names may hold control characters and
-    bidi overrides (the schema allows them), and its text must not carry them raw."""
+    """`bloomery plan` names added and removed fields; a field name may hold a bidi override and a
+    line separator (the compiler refuses C0 controls in names, not these), and plan's text must not
+    carry them raw."""
     n = BASE + 92
     old = Case(id="o", n=n, **_simple(n, {"v": S}, {"v": {"from": "$.v"}}, ["id", "v"], []))
-    hostile = "w\x1b[2J\u202e\u2028x\x9b"
+    hostile = "w\u202ex\u2028y\u2066z"
     new = Case(id="n", n=n, **_simple(n, {"v": S, hostile: S}, {"v": {"from": "$.v"}, hostile: {"from": "$.w"}},
                                       ["id", "v", "w"], []))
     o = adv.write_tree(old.files(), tmp_path / "old")
