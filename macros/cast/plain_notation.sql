@@ -6,7 +6,8 @@
     The mantissa's digits (integer digits `i`, fraction digits `f`) get the point `len(i) + e`
     digits in, padded with zeros (lpad of the empty text: Trino has no string repeat). The counts
     are cast to integer: DuckDB's length is a bigint, which its lpad and PostgreSQL's refuse.
-    The exponent is read only under the grammar's own test, where it is at most three digits. -#}
+    The exponent is read only under the grammar's own test, where it is at most three digits.
+    Each test is anchored at both ends (Snowflake's REGEXP_LIKE matches the whole string). -#}
 {% macro plain_notation(expr) -%}
   {%- set i = 'coalesce(' ~ bloomery.regex_extract(expr, '([0-9]*)[.eE]', 1) ~ ", '')" -%}
   {%- set f = 'coalesce(' ~ bloomery.regex_extract(expr, '[.]([0-9]*)', 1) ~ ", '')" -%}
@@ -15,7 +16,7 @@
   {%- set width = 'cast(length(' ~ digits ~ ') as integer)' -%}
   {%- set point = '(cast(length(' ~ i ~ ') as integer) + ' ~ e ~ ')' -%}
   (case when {{ bloomery.regex_match(expr, bloomery.number_pattern('required')) }} then
-     (case when {{ bloomery.regex_match(expr, '^[ \\t\\n\\r]*-') }} then '-' else '' end) ||
+     (case when {{ bloomery.regex_match(expr, '^[ \\t\\n\\r]*-[0-9.eE+\\t\\n\\r -]*$') }} then '-' else '' end) ||
      (case when {{ point }} <= 0 then '0.' || lpad('', -{{ point }}, '0') || {{ digits }}
            when {{ point }} >= {{ width }} then {{ digits }} || lpad('', {{ point }} - {{ width }}, '0')
            else substr({{ digits }}, 1, {{ point }}) || '.' || substr({{ digits }}, {{ point }} + 1) end)

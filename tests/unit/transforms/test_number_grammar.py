@@ -51,3 +51,73 @@ def test_the_pattern_is_anchored_and_ascii():
     p = _pattern()
     assert p.startswith("^") and p.endswith("$")
     assert "\\d" not in p and "\\s" not in p and "[[:" not in p
+
+
+# -- every pattern numeric_cast matches is anchored at both ends ---------------------------------
+# Snowflake's REGEXP_LIKE matches the whole string where the other engines search: a pattern that
+# is not anchored at both ends means two things (an unanchored loss test never fires there).
+
+def _numeric_cast_patterns(type_, safe=True, round_=None):
+    """Render default__numeric_cast of a text with plain Jinja; the engine forms are stubs that
+    record the patterns handed to regex_match."""
+    patterns, modules = [], {}
+    env = jinja2.Environment()
+
+    class Returned(Exception):
+        pass
+
+    def returning(macro):
+        """dbt's `return()`: the macro's value is what it returns, else what it renders."""
+        def call(*args):
+            try:
+                return macro(*args)
+            except Returned as r:
+                return r.args[0]
+        return call
+
+    def give_back(value):
+        raise Returned(value)
+
+    class Bloomery:
+        def __getattr__(self, name):
+            if name in modules:
+                return returning(getattr(modules[name], name))
+            stubs = {"regex_match": lambda e, p: patterns.append(p) or f"match({e})",
+                     "regex_extract": lambda e, p, g: f"extract({e})",
+                     "safe_cast": lambda e, t: f"try_cast({e})", "hard_cast": lambda e, t: f"cast({e})",
+                     "lossy_cast_error": lambda e, t: "lossy", "not_a_number_error": lambda e, t: "nan",
+                     "type_name": lambda t: t["name"]}
+            return stubs[name]
+
+    def dispatch(name, package):
+        module = modules[name]
+        return returning(getattr(module, "default__" + name, getattr(module, name)))
+
+    env.globals.update({"return": give_back, "bloomery": Bloomery(),
+                        "adapter": type("A", (), {"dispatch": staticmethod(dispatch)})})
+    for name in ("numeric_cast", "number_pattern", "plain_notation", "text_loses_digits"):
+        modules[name] = env.from_string((MACROS / "cast" / f"{name}.sql").read_text()).module
+    step = {"op": "cast", "type": type_, **({"round": round_} if round_ else {})}
+    returning(modules["numeric_cast"].default__numeric_cast)("x", step, safe)
+    return patterns
+
+
+@pytest.mark.parametrize("type_", [{"name": "int"}, {"name": "decimal", "precision": 8, "scale": 1},
+                                   {"name": "decimal", "precision": 38, "scale": 38}])
+@pytest.mark.parametrize("safe,round_", [(True, None), (False, None), (True, "half_away_from_zero")])
+def test_every_pattern_is_anchored_and_means_the_same_matched_whole_or_searched(type_, safe, round_):
+    patterns = _numeric_cast_patterns(type_, safe, round_)
+    assert patterns and all(p.startswith("^") and p.endswith("$") for p in patterns), patterns
+    for p in patterns:
+        for text in NUMBERS + NOT_NUMBERS + ["12.75", "-0.05", "12.70", "0.00125", "-1200", "1.5e-3"]:
+            assert bool(re.search(p, text)) == bool(re.fullmatch(p, text)), (p, text)
+
+
+@pytest.mark.parametrize("text,scale,loses", [
+    ("12.70", 1, False), ("12.75", 1, True), (" -0.05 ", 1, True), ("12", 0, False), ("12.", 0, False),
+    ("12.0", 0, False), ("12.5", 0, True), ("0." + "0" * 999 + "1", 0, True), ("5." + "0" * 1000, 0, False),
+    ("0." + "9" * 38, 38, False), ("0." + "1" * 39, 38, True)])
+def test_the_loss_test_reads_the_plain_spelling_exactly(text, scale, loses):
+    type_ = {"name": "decimal", "precision": 38, "scale": scale} if scale else {"name": "int"}
+    *_, loss = _numeric_cast_patterns(type_)
+    assert bool(re.fullmatch(loss, text)) == loses
