@@ -5,13 +5,14 @@
     (`rounding: half_away_from_zero`, the IR's `round`) rounds instead, a half away from zero, as
     `round()` and the decimal casts of every engine here do.
 
-    Text is read as a decimal number on every engine, an int through decimal(38,0): `12.0` is 12
-    (PostgreSQL's bigint input refused it, DuckDB rounded `12.7` to 13, Spark truncated it to 12).
-    Whether plain text loses digits is read from its spelling, exactly (any length): a non-zero
-    digit past the scale-th after the point. Trailing zeros lose nothing (`12.70` is 12.7). A
-    spelling with an exponent (`1.25e1`) is judged on its value, read at the widest scale its
-    integer digits leave (decimal(38, 38 - (p - s))); the engine's decimal grammar decides what
-    else it reads (blanks around, a sign, `5.`, `.5`).
+    Text must be a number of the one grammar (number_pattern: blanks, a sign, digits with one
+    point, an exponent of at most three digits); anything else (`0x1F`, `1_000`, `NaN`,
+    `Infinity`, which PostgreSQL's numeric input reads) is a coercion failure on every engine.
+    A number is read in plain notation (plain_notation rewrites an exponent spelling), as a
+    decimal on every engine, an int through decimal(38,0): `12.0` is 12 (PostgreSQL's bigint
+    input refused it, DuckDB rounded `12.7` to 13, Spark truncated it to 12). Whether it loses
+    digits is read from that plain spelling, exactly, at any length (text_loses_digits), so a
+    non-zero value too small for any scale (`1e-400`) loses digits rather than reading as 0.
 
     A decimal is judged on its value: `round(x, s) <> x`. The rounded value is what is cast, so
     with the opt-in every engine rounds the same way (Spark's decimal-to-bigint cast truncates). -#}
@@ -23,22 +24,31 @@
   {%- set t = step.type -%}
   {%- set scale = (t.scale | int) if t.name == 'decimal' else 0 -%}
   {%- set rounds = step.get('round') is not none -%}
+  {%- set number = none -%}
   {%- if step.get('from_type') == 'decimal' -%}
     {%- set rounded = 'round(' ~ expr ~ ', ' ~ scale ~ ')' -%}
     {%- set value = bloomery.safe_cast(rounded, t) if safe else bloomery.hard_cast(rounded, t) -%}
     {%- set loses = '(' ~ rounded ~ ' <> ' ~ expr ~ ')' -%}
   {%- else -%}
+    {%- set number = bloomery.regex_match(expr, bloomery.number_pattern()) | trim -%}
+    {%- set plain = bloomery.plain_notation(expr) | trim -%}
     {%- if t.name == 'int' -%}
       {%- set whole = {'name': 'decimal', 'precision': 38, 'scale': 0} -%}
-      {%- set value = bloomery.safe_cast(bloomery.safe_cast(expr, whole), t) if safe
-                      else bloomery.hard_cast(bloomery.hard_cast(expr, whole), t) -%}
+      {%- set value = bloomery.safe_cast(bloomery.safe_cast(plain, whole), t) if safe
+                      else bloomery.hard_cast(bloomery.hard_cast(plain, whole), t) -%}
     {%- else -%}
-      {%- set value = bloomery.safe_cast(expr, t) if safe else bloomery.hard_cast(expr, t) -%}
+      {%- set value = bloomery.safe_cast(plain, t) if safe else bloomery.hard_cast(plain, t) -%}
     {%- endif -%}
-    {%- set loses = bloomery.text_loses_digits(expr, t) | trim -%}
+    {%- set loses = bloomery.text_loses_digits(plain, t) | trim -%}
   {%- endif -%}
-  {%- if rounds -%}{{ value }}
-  {%- elif safe -%}case when not {{ loses }} then {{ value }} end
-  {%- else -%}case when {{ loses }} then {{ bloomery.lossy_cast_error(expr, t) }} else {{ value }} end
+  {%- if safe -%}
+    {%- set keeps = ([number] if number else []) + ([] if rounds else ['not ' ~ loses]) -%}
+    {%- if keeps -%}case when {{ keeps | join(' and ') }} then {{ value }} end{%- else -%}{{ value }}{%- endif -%}
+  {%- else -%}
+    {%- set raises = ([(number, 'nan')] if number else []) + ([] if rounds else [(loses, 'loss')]) -%}
+    {%- if raises -%}case
+      {%- for test, why in raises %} when {% if why == 'nan' %}not {{ test }} then {{ bloomery.not_a_number_error(expr, t) }}{% else %}{{ test }} then {{ bloomery.lossy_cast_error(expr, t) }}{% endif %}
+      {%- endfor %} else {{ value }} end
+    {%- else -%}{{ value }}{%- endif -%}
   {%- endif -%}
 {%- endmacro %}

@@ -1,10 +1,9 @@
-{#- Whether a text would lose digits in a cast to `type` (int or decimal(p,s)); NULL for NULL. -#}
+{#- Whether a text in plain notation (plain_notation) would lose digits in a cast to `type` (int or
+    decimal(p,s)): a non-zero digit past the scale-th after the point, exactly, at any length
+    (trailing zeros lose nothing: `12.70` is 12.7). NULL for NULL. Anchored at both ends, as
+    every pattern here: Snowflake's REGEXP_LIKE matches the whole string, the others search. -#}
 {% macro text_loses_digits(expr, type) -%}
   {%- set scale = (type.scale | int) if type.name == 'decimal' else 0 -%}
-  {%- set integer = ((type.precision | int) - scale) if type.name == 'decimal' else 19 -%}
-  {%- set wide = {'name': 'decimal', 'precision': 38, 'scale': 38 - integer} -%}
-  {%- set read = bloomery.safe_cast(expr, wide) -%}
   {%- set past = '[0-9]{' ~ scale ~ '}' if scale else '' -%}
-  (case when {{ bloomery.regex_match(expr, '[eE]') }} then round({{ read }}, {{ scale }}) <> {{ read }}
-        else {{ bloomery.regex_match(expr, '^[^eE]*[.]' ~ past ~ '[0-9]*[1-9]') }} end)
+  {{ bloomery.regex_match(expr, '^[^.]*[.]' ~ past ~ '[0-9]*[1-9][^.]*$') }}
 {%- endmacro %}

@@ -29,6 +29,8 @@ DEC_TO_INT = ("bloomery.transform_step(bloomery.safe_cast('x', {'name': 'decimal
 DEC_TO_INT_ROUNDED = DEC_TO_INT.replace("'from_type': 'decimal'", "'from_type': 'decimal', 'round': 'half_away_from_zero'")
 TO_INT = "bloomery.transform_step('x', {'op': 'cast', 'type': {'name': 'int'}}, true)"
 TO_INT_ROUNDED = "bloomery.transform_step('x', {'op': 'cast', 'type': {'name': 'int'}, 'round': 'half_away_from_zero'}, true)"
+TO_DEC = "bloomery.transform_step('x', {'op': 'cast', 'type': {'name': 'decimal', 'precision': 8, 'scale': 1}}, true)"
+TO_DEC_ROUNDED = TO_DEC.replace("'scale': 1}}", "'scale': 1}, 'round': 'half_away_from_zero'}")
 DATE_TO_VARIANT = ("bloomery.transform_step(bloomery.safe_cast('x', {'name': 'date'}), "
                    "{'op': 'cast', 'type': {'name': 'variant'}, 'from_type': 'date', 'final': true}, true)")
 BOOL_TO_INT = ("bloomery.transform_step(bloomery.safe_cast('x', {'name': 'bool'}), "
@@ -100,6 +102,39 @@ CASES = [
     (TO_INT_ROUNDED, "2.5", "3", "3"),
     (TO_INT_ROUNDED, "-2.5", "-3", "-3"),
     (DEC_TO_INT, "NaN", None, None),
+    # one grammar of numeric text on every engine (number_pattern): what PostgreSQL's (or DuckDB's)
+    # own numeric input reads beyond it is a coercion failure on both
+    (TO_INT, "0x1F", None, None),
+    (TO_INT, "0o17", None, None),
+    (TO_INT, "0b101", None, None),
+    (TO_INT, "1_000", None, None),
+    (TO_INT, "NaN", None, None),
+    (TO_INT, "Infinity", None, None),
+    (TO_INT, "\v12", None, None),
+    (TO_INT, "\t+12\r\n", "12", "12"),
+    (TO_INT, "1E+0002", "100", "100"),
+    (TO_INT, "+.5e1", "5", "5"),
+    (TO_INT, "5.", "5", "5"),
+    (TO_INT, "1e1000", None, None),
+    (TO_INT_ROUNDED, "NaN", None, None),
+    (TO_INT_ROUNDED, "0x1F", None, None),
+    # an exponent spelling is read in plain notation: a non-zero value below every scale loses
+    # digits (was read as 0), a long mantissa is read exactly (DuckDB read the first as 0.0 and
+    # refused the second, reading the mantissa at the target's width before the exponent)
+    (TO_INT, "1e-400", None, None),
+    (TO_INT_ROUNDED, "1e-400", "0", "0"),
+    (TO_INT_ROUNDED, "-5e-1", "-1", "-1"),
+    (TO_DEC, "1e-50", None, None),
+    (TO_DEC, "-1e-39", None, None),
+    (TO_DEC, "0.0000000001e10", "1.0", "1.0"),
+    (TO_DEC, "10000000e-7", "1.0", "1.0"),
+    (TO_DEC, "-0.00000000125e10", "-12.5", "-12.5"),
+    (TO_DEC, "1.00000000000000000000000000000000000000001e1", None, None),
+    (TO_DEC, "NaN", None, None),
+    (TO_DEC, "0x1F", None, None),
+    (TO_DEC_ROUNDED, "NaN", None, None),
+    (TO_DEC_ROUNDED, "0.00000000125e8", "0.1", "0.1"),
+    (TO_DEC_ROUNDED, "-1.00000000000000000000000000000000000000005e1", "-10.0", "-10.0"),
     (DATE_TO_VARIANT, "2021-03-15", '"2021-03-15"', '"2021-03-15"'),
     (BOOL_TO_INT, "true", "1", "1"),
     (ROUND_INT, "4", "4", "4"),
@@ -167,3 +202,22 @@ def test_parse_format_names_a_directive_it_can_not_read(tmp_path, pg_server):
     assert not result.success
     assert "the format '%d %b %Y' uses %b, which the postgres port does not read" in str(result.exception) + \
         (project.dir / "logs" / "dbt.log").read_text()
+
+
+@pytest.mark.parametrize("engine", [pytest.param("duckdb", marks=pytest.mark.duckdb),
+                                    pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_cast_step_outside_quality_produces_or_raises_on_the_one_grammar(request, tmp_path, engine):
+    """Outside the quality system a numeric cast step raises on a text that is no number of the
+    grammar (PostgreSQL's own cast read `0x1F` as 31 and `NaN` as NaN) and on one that loses digits
+    (`1e-400` was read as 0); an exponent spelling of the grammar is read exactly."""
+    project = (DuckProject(tmp_path) if engine == "duckdb"
+               else PgProject(tmp_path, request.getfixturevalue("pg_server")))
+    step = "{'op': 'cast', 'type': {'name': 'decimal', 'precision': 8, 'scale': 1}}"
+    sql = render(project, f"select {{{{ bloomery.transform_step('x', {step}, false) }}}} as d from main.cases")
+    project.write_bronze("cases", ["x"], [(" 1.25e1 ",), ("0.0000000001e10",), (None,)])
+    assert sorted(str(r[0]) for r in project.query(sql)) == ["1.0", "12.5", "None"]
+    for bad, message in (("0x1F", "value 0x1F is not a number"), ("NaN", "value NaN is not a number"),
+                         ("1_000", "value 1_000 is not a number"), ("1e-400", "value 1e-400 loses digits")):
+        project.write_bronze("cases", ["x"], [(bad,)])
+        with pytest.raises(Exception, match=message):
+            project.query(sql)

@@ -40,6 +40,11 @@
   cast(raise_error(concat('bloomery: value ', cast({{ expr }} as string), {{ bloomery.string_literal(' loses digits in a cast to ' ~ bloomery.type_name(type) ~ '; opt into rounding with `rounding: half_away_from_zero`') }})) as {{ bloomery.type_name(type) }})
 {%- endmacro %}
 
+{#- The same for a text outside the grammar of numeric text (numeric_cast). -#}
+{% macro spark__not_a_number_error(expr, type) -%}
+  cast(raise_error(concat('bloomery: value ', cast({{ expr }} as string), {{ bloomery.string_literal(' is not a number (digits with one point, a sign, an exponent) in a cast to ' ~ bloomery.type_name(type)) }})) as {{ bloomery.type_name(type) }})
+{%- endmacro %}
+
 {#- Wall-clock time in `zone` to UTC. -#}
 {% macro spark__to_utc(expr, zone) -%}
   to_utc_timestamp({{ expr }}, {{ bloomery.string_literal(zone) }})
