@@ -301,6 +301,7 @@ class Entity:
 class Warehouse:
     def __init__(self, mix: str = "incremental"):
         self.bronze: dict[str, list[Delivery]] = {ACCOUNTS: [], ENTRIES: []}
+        self.trimmed: dict[str, list[Delivery]] = {ACCOUNTS: [], ENTRIES: []}   # rows of deleted loads
         self.variant = "base"
         self.account = Entity("account", ACCOUNTS, judge_account, account_key, materialization=MIXES[mix]["account"])
         self.entry = Entity("entry", ENTRIES, judge_entry, entry_key, parent="account", materialization=MIXES[mix]["entry"])
@@ -312,6 +313,12 @@ class Warehouse:
             return frozenset()
         parent = getattr(self, e.parent)
         return frozenset(j.values[0] for j in parent.kept.values() if j.values[0] is not None and j.values[0] != UNKNOWN)
+
+    # the user deletes a load from bronze (both relations): bronze is a window
+    def delete_load(self, load: str):
+        for table, rows in self.bronze.items():
+            self.trimmed[table] += [d for d in rows if d.load == load]
+            self.bronze[table] = [d for d in rows if d.load != load]
 
     # a `dbt build` (or `dbt build --full-refresh`)
     def build(self, full_refresh: bool = False):
@@ -325,7 +332,13 @@ class Warehouse:
         if e.materialization == "full" or full_refresh or not e.built:
             return list(bronze)
         recorded = {(v.sid, v.load, v.ts) for v in e.ledger}
-        rows = [d for d in bronze if d.identity() not in recorded]
+        # an identity bronze holds twice in an open load (one whose bronze rows the ledger does not
+        # count one for one: a load appended twice) is judged again, every copy (docs/design.md,
+        # "A delivery's content"), so the ledger then holds one verdict per bronze row of it
+        in_bronze, in_ledger = Counter(d.load for d in bronze), Counter(v.load for v in e.ledger)
+        open_loads = {load for load, n in in_bronze.items() if in_ledger[load] != n}
+        twice = {i for i, n in Counter(d.identity() for d in bronze if d.load in open_loads).items() if n > 1}
+        rows = [d for d in bronze if d.identity() not in recorded or d.identity() in twice]
         # a source row brings every delivery of it, and each of those every row of its key, so
         # the winner of every key read is the one a full refresh picks (a source row keeps its
         # key in generated data; a regression re-delivers one under another key). A source row
@@ -387,7 +400,10 @@ class Warehouse:
         verdicts = [Verdict(*j.delivery.identity(), "quarantine" if route == "held" else route,
                             judged[won[i]].delivery.sid if route == "deduped" else None)
                     for i, (j, route) in enumerate(zip(judged, routes))]
-        e.ledger = verdicts if everything else [v for v in e.ledger if (v.sid, v.load, v.ts) not in judged_ids] + verdicts
+        # (a build that judged all of bronze replaces the whole ledger but the diverted deliveries
+        # bronze no longer holds: their reject rows stay, as history, and are still accounted for)
+        e.ledger = [v for v in e.ledger if (v.sid, v.load, v.ts) not in judged_ids
+                    and (not everything or v.route == "quarantine")] + verdicts
         e.built = True
 
     # `dbt run-operation bloomery.replay --args '{entity: ...}'`
@@ -443,8 +459,12 @@ class Warehouse:
             out[(*d.identity(), place)] += 1
         return out
 
-    def dedupe_losers(self, e: Entity) -> Counter:
-        """Rows that lose dedupe across the whole of bronze: computed from the bronze rows and the
-        dedupe order alone, whatever the runs did."""
-        judged = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source]]
-        return Counter(j.delivery.identity() for j in dedupe(judged)[1])
+    def dedupe_losers(self, e: Entity, trimmed: set = frozenset()) -> Counter:
+        """Bronze rows that lose dedupe: computed from the bronze rows and the dedupe order alone,
+        whatever the runs did, against every bronze row and every delivery of a deleted load
+        (`trimmed`: identities) the warehouse still holds in the entity or unresolved in the
+        reject table (bronze is a window: such a delivery keeps its verdict)."""
+        gone = [d for d in self.trimmed[e.source] if d.identity() in trimmed]
+        judged = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source] + gone]
+        held = Counter(d.identity() for d in self.bronze[e.source])
+        return Counter(i for i in (j.delivery.identity() for j in dedupe(judged)[1]) if i in held)

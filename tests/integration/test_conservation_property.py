@@ -200,15 +200,17 @@ class Bronze:
         return True
 
 
-def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: int):
+def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: int, original=None, quality=None):
     """A new source row, or (one time in `again_odds`) a re-delivery of an earlier one: the same
-    key cells (a source row keeps its key), new values."""
+    key cells (a source row keeps its key), new values. A correction passes the `original` and
+    `quality` "clean"."""
     earlier = bronze.delivered[table]
-    original = draw(st.sampled_from(earlier)) if earlier and draw(st.integers(1, again_odds)) == 1 else None
+    if original is None:
+        original = draw(st.sampled_from(earlier)) if earlier and draw(st.integers(1, again_odds)) == 1 else None
     if original is None:
         bronze.sids[table] += 1
     sid = original[-1] if original else f"{table[6]}{bronze.sids[table]}"
-    quality = draw(pick("clean", "clean", "curable", "dirty"))
+    quality = quality or draw(pick("clean", "clean", "curable", "dirty"))
     if table == pm.ACCOUNTS:
         c = {"clean": clean_account, "curable": curable_account,
              "dirty": {"id": account_id, "tier": tier, "score": score, "opened": opened}}[quality]
@@ -231,9 +233,27 @@ TABLES = {"both": (pm.ACCOUNTS, pm.ENTRIES), "parents": (pm.ACCOUNTS,), "childre
 
 def load_part(draw, bronze: Bronze, step: int, part: int, judged: list[str]) -> tuple[str, list]:
     """One part of a load step: (what it is, [(table, row), ...])."""
-    kinds = ["fresh"] * 3 + ["late"] * 2 * bool(judged) + ["retry", "twice"] * bool(bronze.loads)
+    kinds = ["fresh"] * 3 + ["late"] * 2 * bool(judged) + ["retry", "twice"] * bool(bronze.loads) + ["correct"] * bool(judged)
     kind = "fresh" if step == part == 0 else draw(st.sampled_from(kinds))
     rows = []
+    if kind == "correct":
+        # the source fixes rows it delivered (often diverted ones) and delivers them again in a new
+        # load, newer than anything before: the same key cells, clean values
+        load = bronze.new_load()
+        at = spell(EPOCH + dt.timedelta(hours=6 + 3 * step + part + 2))
+        seen = set()
+        for _ in range(draw(st.integers(1, 3))):
+            table = draw(pick(*TABLES["both"]))
+            if not bronze.delivered[table]:
+                continue
+            original = draw(st.sampled_from(bronze.delivered[table]))
+            if original[-1] in seen:
+                continue
+            row = fresh_row(draw, bronze, table, load, at, 1, original=original, quality="clean")
+            if bronze.add(table, row):
+                seen.add(original[-1])
+                rows.append((table, row))
+        return "correction", rows
     if kind == "fresh":
         # parents, children or both: parent and child loads interleave
         tables = draw(pick("both", "both", "children") if step == part == 0 else pick("both", "both", "parents", "children"))
@@ -284,8 +304,13 @@ def scenarios(draw):
     mix = draw(pick("incremental", "incremental", "entry_full", "account_full"))
     bronze, judged, steps = Bronze(), [], []
     for i in range(draw(pick(1, 2, 2, 3, 3, 3, 4))):
-        kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh"))
+        kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh", *["delete"] * 2))
         step = {"do": kind, "variant": draw(pick("base", "wide")) if i else "base"}
+        if kind == "delete":
+            # the user trims bronze: a whole load (both relations) deleted, then a build
+            step["load"] = draw(st.sampled_from(sorted(bronze.loads, key=lambda name: int(name[1:]))))
+            del bronze.loads[step["load"]]
+            judged = [load for load in judged if load != step["load"]]
         if kind == "replay":
             step["entities"] = draw(pick(["account"], ["entry"], ["account", "entry"]))
         if kind == "load":
@@ -365,6 +390,7 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
     for e in wh.entities:
         bronze = Counter(project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}"'))
         assert bronze == Counter(d.identity() for d in wh.bronze[e.source]), f"{where}: {e.source} as landed"
+        held = set(bronze)
         rows = entity_rows(project, e)
         members = [r for r in rows if r[-3] is None]
         kept = [r for r in rows if r[-3] is not None]
@@ -388,9 +414,16 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
 
         # the conservation law: every bronze row in the entity, in an unresolved reject, or a
         # dedupe loser counted from bronze and the dedupe order alone; nothing else, nothing twice
+        # (bronze is a window: a delivery of a load the user deleted may stay in the entity or the
+        # reject table; the law holds over what bronze holds, and such a row still wins its key)
         in_entity = Counter((r[-3], r[-5], r[-4]) for r in kept)
         unresolved = Counter((r["_source_row_id"], r["_load_id"], r["_ingested_at"]) for r in rejects.values() if not r["resolved"])
-        losers = wh.dedupe_losers(e)
+        trimmed = {identity for identity in in_entity + unresolved if identity not in held}
+        stats = STATS[project.engine]
+        stats["trimmed deliveries still in the entity or the reject table"] += len(trimmed)
+        in_entity = Counter({i: n for i, n in in_entity.items() if i in held})
+        unresolved = Counter({i: n for i, n in unresolved.items() if i in held})
+        losers = wh.dedupe_losers(e, trimmed)
         placed = in_entity + unresolved + losers
         lost_rows += sum((bronze - placed).values())
         assert placed == bronze, (f"{where}: {e.name}: bronze {sum(bronze.values())} != entity {len(kept)} + rejects "
@@ -426,6 +459,14 @@ def run(project, scenario):
             wh.build()
             stats["builds"] += 1
             stats.update(f"parts: {what}" for what in step.get("parts", []))
+        elif step["do"] == "delete":
+            for table in (pm.ACCOUNTS, pm.ENTRIES):
+                project.execute(f'delete from main."{table}" where _load_id = \'{step["load"]}\'')
+            wh.delete_load(step["load"])
+            project.dbt("build", *BUILD)
+            wh.build()
+            stats["builds"] += 1
+            stats["loads deleted from bronze"] += 1
         elif step["do"] == "refresh":
             project.dbt("build", "--full-refresh", *BUILD)
             wh.build(full_refresh=True)
