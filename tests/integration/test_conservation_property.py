@@ -69,22 +69,23 @@ STATS = {engine: Counter() for engine in EXAMPLES}
 BUILD = ["--exclude", "mart_data_quality+", "account_ingestion_metadata", "entry_ingestion_metadata"]
 
 
-def manifest(variant: str, mix: str = "incremental") -> str:
-    """The name of a parsed spec tree in the reused project: a spec variant and a mix."""
-    return f"{variant}/{mix}"
+def manifest(variant: str, mix: str = "incremental", tree: str = "base") -> str:
+    """The name of a parsed spec tree in the reused project: a tree, a spec variant and a mix."""
+    return f"{variant}/{mix}" if tree == "base" else f"{tree}/{variant}/{mix}"
 
 
-def spec_tree(tmp: Path, variant: str, mix: str) -> Path:
-    """The property tree as a variant (`wide`: pm.WIDEN) and a mix of materializations (pm.MIXES)."""
-    if variant == "base" and mix == "incremental":
+def spec_tree(tmp: Path, variant: str, mix: str, tree: str = "base") -> Path:
+    """The property tree (pm.TREES) as a variant (`wide`: pm.WIDEN) and a mix of materializations
+    (pm.MIXES)."""
+    if variant == "base" and mix == "incremental" and tree == "base":
         return SPECS
-    out = tmp / f"specs_{variant}_{mix}"
+    out = tmp / f"specs_{tree}_{variant}_{mix}"
     shutil.copytree(SPECS, out)
-    edits = dict(pm.WIDEN) if variant == "wide" else {}
-    for name, (old, new) in edits.items():
-        text = (out / name).read_text()
-        assert old in text, name
-        (out / name).write_text(text.replace(old, new))
+    for edits in (pm.TREES[tree], pm.WIDEN if variant == "wide" else {}):
+        for name, (old, new) in edits.items():
+            text = (out / name).read_text()
+            assert old in text, name
+            (out / name).write_text(text.replace(old, new))
     path = out / "entity_model.yaml"
     text = path.read_text()
     for entity, kind in pm.MIXES[mix].items():
@@ -95,10 +96,10 @@ def spec_tree(tmp: Path, variant: str, mix: str) -> Path:
     return out
 
 
-def compiled_as(specs: Path, tmp: Path, mix: str):
+def compiled_as(specs: Path, tmp: Path, mix: str, tree: str):
     """The compiler carries each entity's declared materialization into the models it writes
     (the IR the macros read): a `full` entity judges all of bronze on every build."""
-    out = tmp / f"compiled_{mix}"
+    out = tmp / f"compiled_{tree}_{mix}"
     assert bloomery_main(["compile", "--specs", str(specs), "--out", str(out)]) == 0
     for entity, kind in pm.MIXES[mix].items():
         text = (out / f"{entity}.sql").read_text()
@@ -114,10 +115,11 @@ def project(request, tmp_path_factory):
     manifest per spec variant and mix, so a scenario switches between them without parsing."""
     tmp = tmp_path_factory.mktemp(f"property_{request.param}")
     variants = {}
-    for mix in pm.MIXES:
-        for variant in ("base", "wide"):
-            variants[manifest(variant, mix)] = spec_tree(tmp, variant, mix)
-        compiled_as(variants[manifest("base", mix)], tmp, mix)
+    for tree in pm.TREES:
+        for mix in pm.MIXES:
+            for variant in ("base", "wide"):
+                variants[manifest(variant, mix, tree)] = spec_tree(tmp, variant, mix, tree)
+            compiled_as(variants[manifest("base", mix, tree)], tmp, mix, tree)
     if request.param == "duckdb":
         project = ReusedDuckProject(tmp, variants)
     else:
@@ -179,7 +181,8 @@ class Bronze:
     two rows share it only as verbatim copies (a load appended twice), since rows tied on the whole
     dedupe order with different cells would leave the winner to the engine."""
 
-    def __init__(self):
+    def __init__(self, tree: str = "base"):
+        self.tree = tree
         self.loads: dict[str, dict[str, list]] = {}
         self.delivered = {pm.ACCOUNTS: [], pm.ENTRIES: []}
         self.taken: set = set()
@@ -222,9 +225,12 @@ def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: 
     if original:
         doc = json.loads(original[0])
         key_doc = {"entry": doc.get("entry", MISSING), "line": doc.get("line", MISSING)}
+        if bronze.tree == "fkkey":          # the account is a key cell there
+            key_doc["account"] = doc.get("account", MISSING)
     else:
         key_doc = {"entry": draw(c["entry"]), "line": draw(c["line"])}
-    doc = {**key_doc, "account": draw(c["account"]), "code": draw(c["code"]), "amount": draw(c["amount"])}
+    doc = {**key_doc, "account": key_doc.get("account", draw(c["account"])), "code": draw(c["code"]),
+           "amount": draw(c["amount"])}
     return (payload(doc), draw(c["payer"]), load, ts, sid)
 
 
@@ -302,9 +308,11 @@ def scenarios(draw):
     """{"mix": a key of pm.MIXES, "steps": [...]}. A load step lands one to three parts in bronze
     and then builds; its rows are bronze text; its "parts" say what each part was (statistics)."""
     mix = draw(pick("incremental", "incremental", "entry_full", "account_full"))
-    bronze, judged, steps = Bronze(), [], []
+    tree = draw(pick("base", "base", "fkkey"))
+    bronze, judged, steps = Bronze(tree), [], []
     for i in range(draw(pick(1, 2, 2, 3, 3, 3, 4))):
         kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh", *["delete"] * 2))
+        kind = "refresh" if kind == "delete" and not bronze.loads else kind
         step = {"do": kind, "variant": draw(pick("base", "wide")) if i else "base"}
         if kind == "delete":
             # the user trims bronze: a whole load (both relations) deleted, then a build
@@ -324,7 +332,7 @@ def scenarios(draw):
                     landed.add(row[-3])
             judged += sorted(landed - set(judged))
         steps.append(step)
-    return {"mix": mix, "steps": steps}
+    return {"mix": mix, "tree": tree, "steps": steps}
 
 
 # -- what the warehouse holds -------------------------------------------------------------------
@@ -346,17 +354,20 @@ def read(project, sql: str) -> list[dict]:
 
 
 def entity_rows(project, e) -> list[tuple]:
-    return [tuple(r.values()) for r in read(project, f'select * from main."{e.name}"')]
+    """Each row in table order; the delivered key (pm.DELIVERED, where the tree has one) first."""
+    rows = read(project, f'select * from main."{e.name}"')
+    return [((r.pop(pm.DELIVERED),) if pm.DELIVERED in r else ()) + tuple(r.values()) for r in rows]
 
 
-def expected_rows(e) -> Counter:
-    return Counter((*j.values, j.delivery.load, j.delivery.ts, j.delivery.sid, j.fired, not j.fired)
+def expected_rows(e, tree: str) -> Counter:
+    delivered = e.name == "entry" and tree == "fkkey"
+    return Counter(((j.key[2],) if delivered else ()) + (*j.values, j.delivery.load, j.delivery.ts, j.delivery.sid, j.fired, not j.fired)
                    for j in e.kept.values())
 
 
-def expected_rejects(e) -> dict:
+def expected_rejects(e, tree: str) -> dict:
     out = {}
-    keys = ["account_id"] if e.name == "account" else ["entry_id", "line_no"]
+    keys = ["account_id"] if e.name == "account" else pm.KEYS[tree]
     for sid, r in e.rejects.items():
         d = r.judged.delivery
         out[pm.reject_id(e.source, sid)] = {
@@ -398,10 +409,11 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
             assert members == [(pm.UNKNOWN, None, None, None, None, None, None, (), True)], f"{where}: Unknown member {members}"
         else:
             assert members == [], where
-        assert Counter(kept) == expected_rows(e), f"{where}: {e.name} rows\n  {diff(Counter(kept), expected_rows(e))}"
+        want = expected_rows(e, wh.tree)
+        assert Counter(kept) == want, f"{where}: {e.name} rows\n  {diff(Counter(kept), want)}"
 
         rejects = actual_rejects(project, e)
-        want = expected_rejects(e)
+        want = expected_rejects(e, wh.tree)
         assert rejects.keys() == want.keys(), f"{where}: {e.name}__reject ids: {set(rejects) ^ set(want)}"
         for rid, r in rejects.items():
             assert r == want[rid], f"{where}: {e.name}__reject {r['_source_row_id']}: {r} != {want[rid]}"
@@ -443,12 +455,12 @@ def run(project, scenario):
     """Play a scenario on an empty warehouse, checking after every step."""
     note(f"as a regression: {json.dumps(scenario)}")
     project.reset()
-    mix, steps = scenario.get("mix", "incremental"), scenario["steps"]
-    wh, first_seen, previous = pm.Warehouse(mix), {}, "base"
+    mix, tree, steps = scenario.get("mix", "incremental"), scenario.get("tree", "base"), scenario["steps"]
+    wh, first_seen, previous = pm.Warehouse(mix, tree), {}, "base"
     stats = STATS[project.engine]
     for n, step in enumerate(steps):
         wh.variant = step["variant"]
-        project.variant = manifest(step["variant"], mix)
+        project.variant = manifest(step["variant"], mix, tree)
         where = f"step {n + 1} ({step['do']}, {step['variant']}, {mix})"
         if step["do"] == "load":
             for table in (pm.ACCOUNTS, pm.ENTRIES):
@@ -483,6 +495,7 @@ def run(project, scenario):
         previous = step["variant"]
     stats["examples"] += 1
     stats[f"mix: {mix}"] += 1
+    stats[f"tree: {tree}"] += 1
     stats["bronze rows"] += sum(len(v) for v in wh.bronze.values())
     for e in wh.entities:
         stats.update(f"ended {place}" for (*_, place) in wh.places(e).elements())
@@ -494,7 +507,7 @@ def regressions(test):
     fixed yet carries "open" (what is wrong): it must still fail, and once it passes the test says
     so, and "open" goes."""
     for case in json.loads(REGRESSIONS.read_text()) if REGRESSIONS.exists() else []:
-        kept = example(scenario={"mix": case.get("mix", "incremental"), "steps": case["steps"]})
+        kept = example(scenario={"mix": case.get("mix", "incremental"), "tree": case.get("tree", "base"), "steps": case["steps"]})
         if case.get("open"):
             kept = kept.xfail(reason=case["open"], raises=AssertionError)
         test = kept(test)
