@@ -482,12 +482,17 @@ class Warehouse:
             out[(*d.identity(), place)] += 1
         return out
 
-    def dedupe_losers(self, e: Entity, trimmed: set = frozenset()) -> Counter:
+    def dedupe_losers(self, e: Entity, trimmed: set = frozenset(), placed: set = frozenset()) -> Counter:
         """Bronze rows that lose dedupe: computed from the bronze rows and the dedupe order alone,
-        whatever the runs did, against every bronze row and every delivery of a deleted load
-        (`trimmed`: identities) the warehouse still holds in the entity or unresolved in the
-        reject table (bronze is a window: such a delivery keeps its verdict)."""
-        gone = [d for d in self.trimmed[e.source] if d.identity() in trimmed]
-        judged = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source] + gone]
+        whatever the runs did. Bronze is a window: a delivery of a deleted load that the warehouse
+        still holds (`trimmed`: identities in the entity or unresolved in the reject table) keeps
+        its verdict, so a bronze row it beat and that is not itself `placed` (in the entity or
+        unresolved in the reject table; a `full` entity, or a full refresh, judges bronze alone
+        and may admit it) lost its key to it."""
+        bronze = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source]]
+        gone = [e.judge(d, self.variant, frozenset()) for d in self.trimmed[e.source] if d.identity() in trimmed]
+        losers = Counter(j.delivery.identity() for j in dedupe(bronze)[1])
         held = Counter(d.identity() for d in self.bronze[e.source])
-        return Counter(i for i in (j.delivery.identity() for j in dedupe(judged)[1]) if i in held)
+        beaten = Counter(i for i in (j.delivery.identity() for j in dedupe(bronze + gone)[1])
+                         if i in held and i not in placed)
+        return losers | beaten
