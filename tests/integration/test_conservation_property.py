@@ -3,8 +3,11 @@
 Hypothesis generates scenarios for the property spec tree (integration_tests/corpus/property/specs:
 an `account` parent and an `entry` child with a composite key, dedupe with a tie-break, an
 `unknown_member` and a `quarantine` referential, quarantine and flag rules, no `fail` rule), built
-with both entities `incremental_by_key` (as the tree declares) or with one of them `full`. A
-scenario is a few steps; a load step lands one to three parts in bronze and then builds:
+with both entities `incremental_by_key` (as the tree declares) or with one of them `full`, and as
+it is or as the `fkkey` tree (one scenario in three), where the child's key includes the foreign
+key its `unknown_member` rule rewrites, so the entity is identified by the delivered key
+(`_bloomery_delivered__account_id`). A scenario is a few steps; a load step lands one to three
+parts in bronze and then builds:
 
   - a fresh load (its own `_load_id`) of parents, children or both, so parent and child loads
     interleave and children often arrive before their parents; cells mix clean values, failed
@@ -15,13 +18,19 @@ scenario is a few steps; a load step lands one to three parts in bronze and then
     `_ingested_at`, new source rows and re-deliveries;
   - a retry of a whole load: the same rows again under a new `_load_id`, with the same, newer or
     older timestamps, sometimes spelled `YYYY-MM-DDTHH:MM:SS` (another identity, the same instant);
-  - the same load appended twice: rows identical to an earlier load's, identity included.
-Between loads: replays (after a spec widening, a narrowing back, or plain) and full refreshes.
+  - the same load appended twice: rows identical to an earlier load's, identity included;
+  - a correction: earlier source rows (often diverted ones) delivered again clean under their key
+    in a new, newer load (a re-delivery replaces the earlier ones; a fixed row leaves the reject
+    table).
+Between loads: replays (after a spec widening, a narrowing back, or plain), full refreshes, and a
+whole load deleted from both bronze relations followed by a build (bronze is a window: its
+deliveries keep their verdicts, and their rows on an incremental entity).
 After every step:
 
   - rows lost: 0. Every bronze row is in the entity (without the Unknown member), in an
     unresolved reject, or a dedupe loser, with the losers computed in Python from the bronze rows
-    and the dedupe order alone, as multisets of delivery identities;
+    and the dedupe order alone (against the deliveries of deleted loads the warehouse still
+    holds too), as multisets of delivery identities;
   - every bronze row is where the pure-Python model (property_model.py) says: entity, reject or
     deduped, with the exact values, flags, failed rules, key_values, raw payload, first_seen and
     last_seen; the ledger holds exactly the model's verdicts (route and winner_row_id);
@@ -69,22 +78,23 @@ STATS = {engine: Counter() for engine in EXAMPLES}
 BUILD = ["--exclude", "mart_data_quality+", "account_ingestion_metadata", "entry_ingestion_metadata"]
 
 
-def manifest(variant: str, mix: str = "incremental") -> str:
-    """The name of a parsed spec tree in the reused project: a spec variant and a mix."""
-    return f"{variant}/{mix}"
+def manifest(variant: str, mix: str = "incremental", tree: str = "base") -> str:
+    """The name of a parsed spec tree in the reused project: a tree, a spec variant and a mix."""
+    return f"{variant}/{mix}" if tree == "base" else f"{tree}/{variant}/{mix}"
 
 
-def spec_tree(tmp: Path, variant: str, mix: str) -> Path:
-    """The property tree as a variant (`wide`: pm.WIDEN) and a mix of materializations (pm.MIXES)."""
-    if variant == "base" and mix == "incremental":
+def spec_tree(tmp: Path, variant: str, mix: str, tree: str = "base") -> Path:
+    """The property tree (pm.TREES) as a variant (`wide`: pm.WIDEN) and a mix of materializations
+    (pm.MIXES)."""
+    if variant == "base" and mix == "incremental" and tree == "base":
         return SPECS
-    out = tmp / f"specs_{variant}_{mix}"
+    out = tmp / f"specs_{tree}_{variant}_{mix}"
     shutil.copytree(SPECS, out)
-    edits = dict(pm.WIDEN) if variant == "wide" else {}
-    for name, (old, new) in edits.items():
-        text = (out / name).read_text()
-        assert old in text, name
-        (out / name).write_text(text.replace(old, new))
+    for edits in (pm.TREES[tree], pm.WIDEN if variant == "wide" else {}):
+        for name, (old, new) in edits.items():
+            text = (out / name).read_text()
+            assert old in text, name
+            (out / name).write_text(text.replace(old, new))
     path = out / "entity_model.yaml"
     text = path.read_text()
     for entity, kind in pm.MIXES[mix].items():
@@ -95,10 +105,10 @@ def spec_tree(tmp: Path, variant: str, mix: str) -> Path:
     return out
 
 
-def compiled_as(specs: Path, tmp: Path, mix: str):
+def compiled_as(specs: Path, tmp: Path, mix: str, tree: str):
     """The compiler carries each entity's declared materialization into the models it writes
     (the IR the macros read): a `full` entity judges all of bronze on every build."""
-    out = tmp / f"compiled_{mix}"
+    out = tmp / f"compiled_{tree}_{mix}"
     assert bloomery_main(["compile", "--specs", str(specs), "--out", str(out)]) == 0
     for entity, kind in pm.MIXES[mix].items():
         text = (out / f"{entity}.sql").read_text()
@@ -114,10 +124,11 @@ def project(request, tmp_path_factory):
     manifest per spec variant and mix, so a scenario switches between them without parsing."""
     tmp = tmp_path_factory.mktemp(f"property_{request.param}")
     variants = {}
-    for mix in pm.MIXES:
-        for variant in ("base", "wide"):
-            variants[manifest(variant, mix)] = spec_tree(tmp, variant, mix)
-        compiled_as(variants[manifest("base", mix)], tmp, mix)
+    for tree in pm.TREES:
+        for mix in pm.MIXES:
+            for variant in ("base", "wide"):
+                variants[manifest(variant, mix, tree)] = spec_tree(tmp, variant, mix, tree)
+            compiled_as(variants[manifest("base", mix, tree)], tmp, mix, tree)
     if request.param == "duckdb":
         project = ReusedDuckProject(tmp, variants)
     else:
@@ -179,7 +190,8 @@ class Bronze:
     two rows share it only as verbatim copies (a load appended twice), since rows tied on the whole
     dedupe order with different cells would leave the winner to the engine."""
 
-    def __init__(self):
+    def __init__(self, tree: str = "base"):
+        self.tree = tree
         self.loads: dict[str, dict[str, list]] = {}
         self.delivered = {pm.ACCOUNTS: [], pm.ENTRIES: []}
         self.taken: set = set()
@@ -200,15 +212,17 @@ class Bronze:
         return True
 
 
-def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: int):
+def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: int, original=None, quality=None):
     """A new source row, or (one time in `again_odds`) a re-delivery of an earlier one: the same
-    key cells (a source row keeps its key), new values."""
+    key cells (a source row keeps its key), new values. A correction passes the `original` and
+    `quality` "clean"."""
     earlier = bronze.delivered[table]
-    original = draw(st.sampled_from(earlier)) if earlier and draw(st.integers(1, again_odds)) == 1 else None
+    if original is None:
+        original = draw(st.sampled_from(earlier)) if earlier and draw(st.integers(1, again_odds)) == 1 else None
     if original is None:
         bronze.sids[table] += 1
     sid = original[-1] if original else f"{table[6]}{bronze.sids[table]}"
-    quality = draw(pick("clean", "clean", "curable", "dirty"))
+    quality = quality or draw(pick("clean", "clean", "curable", "dirty"))
     if table == pm.ACCOUNTS:
         c = {"clean": clean_account, "curable": curable_account,
              "dirty": {"id": account_id, "tier": tier, "score": score, "opened": opened}}[quality]
@@ -220,9 +234,12 @@ def fresh_row(draw, bronze: Bronze, table: str, load: str, ts: str, again_odds: 
     if original:
         doc = json.loads(original[0])
         key_doc = {"entry": doc.get("entry", MISSING), "line": doc.get("line", MISSING)}
+        if bronze.tree == "fkkey":          # the account is a key cell there
+            key_doc["account"] = doc.get("account", MISSING)
     else:
         key_doc = {"entry": draw(c["entry"]), "line": draw(c["line"])}
-    doc = {**key_doc, "account": draw(c["account"]), "code": draw(c["code"]), "amount": draw(c["amount"])}
+    doc = {**key_doc, "account": key_doc.get("account", draw(c["account"])), "code": draw(c["code"]),
+           "amount": draw(c["amount"])}
     return (payload(doc), draw(c["payer"]), load, ts, sid)
 
 
@@ -231,9 +248,27 @@ TABLES = {"both": (pm.ACCOUNTS, pm.ENTRIES), "parents": (pm.ACCOUNTS,), "childre
 
 def load_part(draw, bronze: Bronze, step: int, part: int, judged: list[str]) -> tuple[str, list]:
     """One part of a load step: (what it is, [(table, row), ...])."""
-    kinds = ["fresh"] * 3 + ["late"] * 2 * bool(judged) + ["retry", "twice"] * bool(bronze.loads)
+    kinds = ["fresh"] * 3 + ["late"] * 2 * bool(judged) + ["retry", "twice"] * bool(bronze.loads) + ["correct"] * 2 * bool(judged)
     kind = "fresh" if step == part == 0 else draw(st.sampled_from(kinds))
     rows = []
+    if kind == "correct":
+        # the source fixes rows it delivered (often diverted ones) and delivers them again in a new
+        # load, newer than anything before: the same key cells, clean values
+        load = bronze.new_load()
+        at = spell(EPOCH + dt.timedelta(hours=6 + 3 * step + part + 2))
+        seen = set()
+        for _ in range(draw(st.integers(1, 3))):
+            table = draw(pick(*TABLES["both"]))
+            if not bronze.delivered[table]:
+                continue
+            original = draw(st.sampled_from(bronze.delivered[table]))
+            if original[-1] in seen:
+                continue
+            row = fresh_row(draw, bronze, table, load, at, 1, original=original, quality="clean")
+            if bronze.add(table, row):
+                seen.add(original[-1])
+                rows.append((table, row))
+        return "correction", rows
     if kind == "fresh":
         # parents, children or both: parent and child loads interleave
         tables = draw(pick("both", "both", "children") if step == part == 0 else pick("both", "both", "parents", "children"))
@@ -282,10 +317,17 @@ def scenarios(draw):
     """{"mix": a key of pm.MIXES, "steps": [...]}. A load step lands one to three parts in bronze
     and then builds; its rows are bronze text; its "parts" say what each part was (statistics)."""
     mix = draw(pick("incremental", "incremental", "entry_full", "account_full"))
-    bronze, judged, steps = Bronze(), [], []
+    tree = draw(pick("base", "base", "fkkey"))
+    bronze, judged, steps = Bronze(tree), [], []
     for i in range(draw(pick(1, 2, 2, 3, 3, 3, 4))):
-        kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh"))
+        kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh", *["delete"] * 3))
+        kind = "refresh" if kind == "delete" and not bronze.loads else kind
         step = {"do": kind, "variant": draw(pick("base", "wide")) if i else "base"}
+        if kind == "delete":
+            # the user trims bronze: a whole load (both relations) deleted, then a build
+            step["load"] = draw(st.sampled_from(sorted(bronze.loads, key=lambda name: int(name[1:]))))
+            del bronze.loads[step["load"]]
+            judged = [load for load in judged if load != step["load"]]
         if kind == "replay":
             step["entities"] = draw(pick(["account"], ["entry"], ["account", "entry"]))
         if kind == "load":
@@ -299,7 +341,7 @@ def scenarios(draw):
                     landed.add(row[-3])
             judged += sorted(landed - set(judged))
         steps.append(step)
-    return {"mix": mix, "steps": steps}
+    return {"mix": mix, "tree": tree, "steps": steps}
 
 
 # -- what the warehouse holds -------------------------------------------------------------------
@@ -321,17 +363,20 @@ def read(project, sql: str) -> list[dict]:
 
 
 def entity_rows(project, e) -> list[tuple]:
-    return [tuple(r.values()) for r in read(project, f'select * from main."{e.name}"')]
+    """Each row in table order; the delivered key (pm.DELIVERED, where the tree has one) first."""
+    rows = read(project, f'select * from main."{e.name}"')
+    return [((r.pop(pm.DELIVERED),) if pm.DELIVERED in r else ()) + tuple(r.values()) for r in rows]
 
 
-def expected_rows(e) -> Counter:
-    return Counter((*j.values, j.delivery.load, j.delivery.ts, j.delivery.sid, j.fired, not j.fired)
+def expected_rows(e, tree: str) -> Counter:
+    delivered = e.name == "entry" and tree == "fkkey"
+    return Counter(((j.key[2],) if delivered else ()) + (*j.values, j.delivery.load, j.delivery.ts, j.delivery.sid, j.fired, not j.fired)
                    for j in e.kept.values())
 
 
-def expected_rejects(e) -> dict:
+def expected_rejects(e, tree: str) -> dict:
     out = {}
-    keys = ["account_id"] if e.name == "account" else ["entry_id", "line_no"]
+    keys = ["account_id"] if e.name == "account" else pm.KEYS[tree]
     for sid, r in e.rejects.items():
         d = r.judged.delivery
         out[pm.reject_id(e.source, sid)] = {
@@ -365,6 +410,7 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
     for e in wh.entities:
         bronze = Counter(project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}"'))
         assert bronze == Counter(d.identity() for d in wh.bronze[e.source]), f"{where}: {e.source} as landed"
+        held = set(bronze)
         rows = entity_rows(project, e)
         members = [r for r in rows if r[-3] is None]
         kept = [r for r in rows if r[-3] is not None]
@@ -372,10 +418,11 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
             assert members == [(pm.UNKNOWN, None, None, None, None, None, None, (), True)], f"{where}: Unknown member {members}"
         else:
             assert members == [], where
-        assert Counter(kept) == expected_rows(e), f"{where}: {e.name} rows\n  {diff(Counter(kept), expected_rows(e))}"
+        want = expected_rows(e, wh.tree)
+        assert Counter(kept) == want, f"{where}: {e.name} rows\n  {diff(Counter(kept), want)}"
 
         rejects = actual_rejects(project, e)
-        want = expected_rejects(e)
+        want = expected_rejects(e, wh.tree)
         assert rejects.keys() == want.keys(), f"{where}: {e.name}__reject ids: {set(rejects) ^ set(want)}"
         for rid, r in rejects.items():
             assert r == want[rid], f"{where}: {e.name}__reject {r['_source_row_id']}: {r} != {want[rid]}"
@@ -388,9 +435,16 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
 
         # the conservation law: every bronze row in the entity, in an unresolved reject, or a
         # dedupe loser counted from bronze and the dedupe order alone; nothing else, nothing twice
+        # (bronze is a window: a delivery of a load the user deleted may stay in the entity or the
+        # reject table; the law holds over what bronze holds, and such a row still wins its key)
         in_entity = Counter((r[-3], r[-5], r[-4]) for r in kept)
         unresolved = Counter((r["_source_row_id"], r["_load_id"], r["_ingested_at"]) for r in rejects.values() if not r["resolved"])
-        losers = wh.dedupe_losers(e)
+        trimmed = {identity for identity in in_entity + unresolved if identity not in held}
+        stats = STATS[project.engine]
+        stats["trimmed deliveries still in the entity or the reject table"] += len(trimmed)
+        in_entity = Counter({i: n for i, n in in_entity.items() if i in held})
+        unresolved = Counter({i: n for i, n in unresolved.items() if i in held})
+        losers = wh.dedupe_losers(e, trimmed, set(in_entity + unresolved))
         placed = in_entity + unresolved + losers
         lost_rows += sum((bronze - placed).values())
         assert placed == bronze, (f"{where}: {e.name}: bronze {sum(bronze.values())} != entity {len(kept)} + rejects "
@@ -410,12 +464,12 @@ def run(project, scenario):
     """Play a scenario on an empty warehouse, checking after every step."""
     note(f"as a regression: {json.dumps(scenario)}")
     project.reset()
-    mix, steps = scenario.get("mix", "incremental"), scenario["steps"]
-    wh, first_seen, previous = pm.Warehouse(mix), {}, "base"
+    mix, tree, steps = scenario.get("mix", "incremental"), scenario.get("tree", "base"), scenario["steps"]
+    wh, first_seen, previous = pm.Warehouse(mix, tree), {}, "base"
     stats = STATS[project.engine]
     for n, step in enumerate(steps):
         wh.variant = step["variant"]
-        project.variant = manifest(step["variant"], mix)
+        project.variant = manifest(step["variant"], mix, tree)
         where = f"step {n + 1} ({step['do']}, {step['variant']}, {mix})"
         if step["do"] == "load":
             for table in (pm.ACCOUNTS, pm.ENTRIES):
@@ -426,6 +480,14 @@ def run(project, scenario):
             wh.build()
             stats["builds"] += 1
             stats.update(f"parts: {what}" for what in step.get("parts", []))
+        elif step["do"] == "delete":
+            for table in (pm.ACCOUNTS, pm.ENTRIES):
+                project.execute(f'delete from main."{table}" where _load_id = \'{step["load"]}\'')
+            wh.delete_load(step["load"])
+            project.dbt("build", *BUILD)
+            wh.build()
+            stats["builds"] += 1
+            stats["loads deleted from bronze"] += 1
         elif step["do"] == "refresh":
             project.dbt("build", "--full-refresh", *BUILD)
             wh.build(full_refresh=True)
@@ -442,6 +504,7 @@ def run(project, scenario):
         previous = step["variant"]
     stats["examples"] += 1
     stats[f"mix: {mix}"] += 1
+    stats[f"tree: {tree}"] += 1
     stats["bronze rows"] += sum(len(v) for v in wh.bronze.values())
     for e in wh.entities:
         stats.update(f"ended {place}" for (*_, place) in wh.places(e).elements())
@@ -453,7 +516,7 @@ def regressions(test):
     fixed yet carries "open" (what is wrong): it must still fail, and once it passes the test says
     so, and "open" goes."""
     for case in json.loads(REGRESSIONS.read_text()) if REGRESSIONS.exists() else []:
-        kept = example(scenario={"mix": case.get("mix", "incremental"), "steps": case["steps"]})
+        kept = example(scenario={"mix": case.get("mix", "incremental"), "tree": case.get("tree", "base"), "steps": case["steps"]})
         if case.get("open"):
             kept = kept.xfail(reason=case["open"], raises=AssertionError)
         test = kept(test)
