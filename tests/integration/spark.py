@@ -39,6 +39,9 @@ def session():
             SparkSession.builder.master("local[2]").appName("bloomery-tests")
             .config("spark.sql.warehouse.dir", str(home / "warehouse"))
             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={home / 'derby'}")
+            # the suite's one session outlives ~40 projects; at the default 1g its heap ran out
+            # ("Task serialization failed: OutOfMemoryError") late in the run
+            .config("spark.driver.memory", "3g")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.default.parallelism", "2")
