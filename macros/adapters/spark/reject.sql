@@ -31,7 +31,8 @@
                                         identifier=reject.identifier[:-('__reject' | length)] ~ '__ledger') -%}
   {%- if ledger is not none -%}
     {%- set q = adapter.quote -%}
-    {%- set cols = ['source_relation', '_source_row_id', '_load_id', '_ingested_at', 'route', 'winner_row_id', 'run_id'] -%}
+    {#- the ledger's own columns, in its order (a rewrite is an insert by position) -#}
+    {%- set cols = adapter.get_columns_in_relation(ledger) | map(attribute='name') | list -%}
     {%- set keep -%}
       select {% for c in cols %}{% if c == 'route' %}case when l.{{ q('route') }} = 'quarantine' and e.{{ q('_source_row_id') }} is not null then 'expired' else l.{{ q('route') }} end as {{ q('route') }}{% else %}l.{{ q(c) }}{% endif %}{{ ", " if not loop.last }}{% endfor %}
       from {{ ledger }} as l
