@@ -59,7 +59,7 @@ judged_open as (
 ),
 {#- identities bronze holds twice in an open load: judged again with every copy, so the
     ingestion-metadata audit compares their contents (a loader reusing an identity), whatever the
-    ledger recorded (a publishing build keeps no content for its kept rows) #}
+    ledger recorded (a ledger from before `content_hash` holds none) #}
 repeated_open as (
   {%- for mapping in entity.mappings %}
   select {{ bloomery.string_literal(mapping.source) }} as {{ q('source_relation') }}, b.{{ q('_source_row_id') }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}
