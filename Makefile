@@ -33,7 +33,7 @@ sysdeps:
 	@command -v java >/dev/null || \
 	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
-## The full test suite (what CI runs), on two workers: `loadfile` keeps a module on one worker with
+## The default test suite (the README's test command; CI runs it, then Spark and the dialects), on two workers: `loadfile` keeps a module on one worker with
 ## what it shares (a parsed project, a PostgreSQL server of the worker's own). Times: docs/reliability.md.
 test: venv pg sysdeps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
