@@ -10,9 +10,10 @@
         resolved too: it is accounted for as deduped;
       - a candidate that still fails keeps its reject row, `failed_rules` re-derived, so the
         reject table never describes a spec nobody runs;
-      - on a merged entity without dedupe, a passing candidate whose key another bronze relation
-        holds stays quarantined too, `(source_collision)` first in its `failed_rules`: nothing
-        decides which relation's row is the key's (the build would stop on source_collision).
+      - on an entity without dedupe, a passing candidate whose key another source row holds (in the
+        entity, or as another passing candidate) stays quarantined too, `(source_collision)` (another
+        bronze relation's row) or `(key_unique)` (its own relation's) first in its `failed_rules`:
+        nothing decides which row is the key's (the build would stop on that audit).
     `last_seen` is never touched and nothing is deleted from the reject table. A replay with
     nothing to admit and nothing to re-stamp changes no row. Returns the counts it logs.
 
@@ -76,11 +77,13 @@
   {%- endif -%}
   {#- the columns that identify a row: the delivered key where unknown_member rewrites a key column -#}
   {%- set key = bloomery.identity_key(ir) -%}
-  {#- A merged entity without dedupe has nothing that decides between two mappings' rows of one key
-      (its build stops on `source_collision`): a passing candidate whose key the entity holds from
-      another bronze relation, or another passing candidate of another relation claims, stays
-      quarantined, with `(source_collision)` in its failed_rules. -#}
-  {%- set collide = merged and not ir.dedupe -%}
+  {#- Without dedupe nothing decides between two rows of one key (the build stops on `key_unique`,
+      or on `source_collision` when two bronze relations deliver it): a passing candidate whose key
+      the entity holds from another source row, or another passing candidate claims, stays
+      quarantined, with `(source_collision)` (another bronze relation holds it) or `(key_unique)`
+      (another source row of its own relation) first in its failed_rules. -#}
+  {%- set collide = not ir.dedupe -%}
+  {%- set incumbent_source = 'i.' ~ q('_source') if merged else bloomery.string_literal(ir.mappings[0].source) -%}
   {%- set judged_cols = adapter.get_columns_in_relation(judged) | map(attribute='name') | reject('equalto', '_quality_flags') | list -%}
   {%- set outcome_sql -%}
     with contest as (
@@ -113,16 +116,17 @@
         case
           when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
           {%- if collide %}
-          when exists (select 1 from {{ kept }} as i
-                       where {% for k in key %}i.{{ q(k) }} = j.{{ q(k) }} and {% endfor %}i.{{ q('_source') }} <> j.{{ q('_bloomery_source') }})
-            or exists (select 1 from {{ judged }} as o
-                       where o.{{ q('_bloomery_route') }} = 'keep'
-                         and {% for k in key %}o.{{ q(k) }} = j.{{ q(k) }} and {% endfor %}o.{{ q('_bloomery_source') }} <> j.{{ q('_bloomery_source') }})
-            then 'collision'
+          when {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'true') }} then 'collision'
           {%- endif %}
           when r.{{ q('_bloomery_contest_rank') }} = 1 then 'admit'
           else 'superseded'
-        end as {{ q('_bloomery_outcome') }}
+        end as {{ q('_bloomery_outcome') }},
+        {%- if collide %}
+        {#- which audit the admission would fail: another relation's row, or another row of its own -#}
+        {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'false') }} as {{ q('_bloomery_taken_across') }}
+        {%- else %}
+        false as {{ q('_bloomery_taken_across') }}
+        {%- endif %}
       from {{ judged }} as j
       join ranked as r
         on r.{{ q('_bloomery_side') }} = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
@@ -130,8 +134,10 @@
     )
     select {% for c in judged_cols %}{{ q(c) }}, {% endfor %}
       {#- a collision is recorded with the rules the row fires now (flag ones included), first in order -#}
-      case when {{ q('_bloomery_outcome') }} = 'collision'
+      case when {{ q('_bloomery_outcome') }} = 'collision' and {{ q('_bloomery_taken_across') }}
         then {{ bloomery.flags_concat(bloomery.flag_list([['(source_collision)', 'true']]), q('_quality_flags')) }}
+        when {{ q('_bloomery_outcome') }} = 'collision'
+        then {{ bloomery.flags_concat(bloomery.flag_list([['(key_unique)', 'true']]), q('_quality_flags')) }}
         else {{ q('_quality_flags') }} end as {{ q('_quality_flags') }},
       {{ q('_bloomery_outcome') }}
     from decided
@@ -221,4 +227,21 @@
     {{ return(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.identifier)) }}
   {%- endfor -%}
   {{ exceptions.raise_compiler_error("bloomery.replay: no bronze source '" ~ name ~ "'; run `bloomery compile` first.") }}
+{%- endmacro %}
+
+{#- Whether a replay candidate `j`'s key is held by another row: an entity row (`kept`, as `i`) or
+    another passing candidate (`judged`, as `o`) of another source row. `any_relation`: 'true' for
+    any other row, 'false' for another bronze relation's only. -#}
+{% macro _replay_key_taken(kept, judged, key, incumbent_source, any_relation) -%}
+  {%- set q = adapter.quote -%}
+  {%- set same_key_i, same_key_o = [], [] -%}
+  {%- for k in key %}{% do same_key_i.append('i.' ~ q(k) ~ ' = j.' ~ q(k)) %}{% do same_key_o.append('o.' ~ q(k) ~ ' = j.' ~ q(k)) %}{% endfor -%}
+  (exists (select 1 from {{ kept }} as i
+           where {{ same_key_i | join(' and ') }}
+             and ({{ incumbent_source }} <> j.{{ q('_bloomery_source') }}
+                  {%- if any_relation == 'true' %} or i.{{ q('_source_row_id') }} <> j.{{ q('_source_row_id') }}{% endif %}))
+   or exists (select 1 from {{ judged }} as o
+              where o.{{ q('_bloomery_route') }} = 'keep' and {{ same_key_o | join(' and ') }}
+                and (o.{{ q('_bloomery_source') }} <> j.{{ q('_bloomery_source') }}
+                     {%- if any_relation == 'true' %} or o.{{ q('_source_row_id') }} <> j.{{ q('_source_row_id') }}{% endif %})))
 {%- endmacro %}
