@@ -10,6 +10,11 @@ It is written from the documents, not from the macros:
   - dedupe's total order (docs/design.md): `_ingested_at` latest first, compared as the instant it
     casts to (two spellings of one instant tie), then the tie-break `_load_id`, then
     `_source_row_id`, all descending; a row with a NULL key part is its own group;
+  - a merged entity (docs/quality-rules.md, "Merged entities"; the `merged` trees below): each row
+    judged by its own mapping, identified by (bronze relation, `_source_row_id`); dedupe across
+    the mappings with the relation name as the last tie-break; without dedupe, a key two
+    relations claim stops the build (source_collision), and replay keeps a passing candidate
+    whose key another relation publishes or claims quarantined, `(source_collision)` first;
   - the ledger contract (issue 19, docs/design.md "What a build judges"):
       * a delivery is identified by (bronze relation, `_source_row_id`, `_load_id`,
         `_ingested_at`), compared as stored text; `<entity>__ledger` records every judged delivery

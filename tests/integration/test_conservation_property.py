@@ -6,8 +6,25 @@ an `account` parent and an `entry` child with a composite key, dedupe with a tie
 with both entities `incremental_by_key` (as the tree declares) or with one of them `full`, and as
 it is or as the `fkkey` tree (one scenario in three), where the child's key includes the foreign
 key its `unknown_member` rule rewrites, so the entity is identified by the delivered key
-(`_bloomery_delivered__account_id`). A scenario is a few steps; a load step lands one to three
-parts in bronze and then builds:
+(`_bloomery_delivered__account_id`), or as a merged tree (two draws in five between them), where
+`account` is a merged entity: a second mapping reads a second bronze relation, `prop__accounts_b`
+(its own column names, the same rules; the `wide` variant widens the first mapping only), whose
+source row ids reuse the first's, so every delivery is identified by its bronze relation too
+(`_source` in the entity, `source_relation` in the reject table and the ledger):
+
+  - `merged` (built incremental or with `account` full): dedupe runs across both relations, the
+    bronze relation name its last tie-break, and an incremental batch re-reads every row of a
+    touched key from either relation;
+  - `merged_nodedupe` (incremental, or with `entry` full): `account` declares no dedupe, each
+    relation delivers a key from one source row, often a key the other relation delivered in an
+    earlier load. The generator plays each step on the model first and drops the account rows
+    of a load that would stop its build on `account_source_collision` (a refresh or a deletion
+    that would is a replay instead), so every build passes; a reject of one relation that passes
+    after the widening while the other relation publishes its key is then replay's to decide,
+    and it stays unresolved with `(source_collision)` first in its failed rules, never a second
+    row for the key.
+
+A scenario is a few steps; a load step lands one to three parts in bronze and then builds:
 
   - a fresh load (its own `_load_id`) of parents, children or both, so parent and child loads
     interleave and children often arrive before their parents; cells mix clean values, failed
@@ -39,7 +56,8 @@ The blocking conservation audits run in every build too, so a false alarm fails 
 surely as a lost row.
 
 Examples are derandomized (the same ones on every run). A failing example is kept in
-property_regressions.json (its "steps", and its "mix" when not "incremental") and replayed first,
+property_regressions.json (its "steps", its "mix" when not "incremental", its "tree" when not
+"base") and replayed first,
 on both engines, forever; while its bug is open it carries "open" and must fail.
 BLOOMERY_PROPERTY_EXAMPLES overrides the number of generated examples on DuckDB (200 by default),
 BLOOMERY_PROPERTY_EXAMPLES_PG on PostgreSQL (50 by default). Each engine's tests carry its mark:
