@@ -10,6 +10,11 @@ It is written from the documents, not from the macros:
   - dedupe's total order (docs/design.md): `_ingested_at` latest first, compared as the instant it
     casts to (two spellings of one instant tie), then the tie-break `_load_id`, then
     `_source_row_id`, all descending; a row with a NULL key part is its own group;
+  - a merged entity (docs/quality-rules.md, "Merged entities"; the `merged` trees below): each row
+    judged by its own mapping, identified by (bronze relation, `_source_row_id`); dedupe across
+    the mappings with the relation name as the last tie-break; without dedupe, a key two
+    relations claim stops the build (source_collision), and replay keeps a passing candidate
+    whose key another relation publishes or claims quarantined, `(source_collision)` first;
   - the ledger contract (issue 19, docs/design.md "What a build judges"):
       * a delivery is identified by (bronze relation, `_source_row_id`, `_load_id`,
         `_ingested_at`), compared as stored text; `<entity>__ledger` records every judged delivery
@@ -61,8 +66,10 @@ from decimal import Decimal
 
 ACCOUNTS = "prop__accounts"
 ENTRIES = "prop__entries"
+ACCOUNTS_B = "prop__accounts_b"      # the `merged` trees' second bronze relation of `account`
 META = ["_load_id", "_ingested_at", "_source_row_id"]
-COLUMNS = {ACCOUNTS: ["id", "tier", "score", "opened"] + META, ENTRIES: ["payload", "payer"] + META}
+COLUMNS = {ACCOUNTS: ["id", "tier", "score", "opened"] + META, ENTRIES: ["payload", "payer"] + META,
+           ACCOUNTS_B: ["ref", "level", "points", "since"] + META}
 UNKNOWN = "__unknown__"
 
 # The two spec variants. `wide` is the base spec with the enum widened by one spelling and the
@@ -97,6 +104,71 @@ TREES = {
 }
 KEYS = {"base": ["entry_id", "line_no"], "fkkey": ["entry_id", "line_no", "account_id"]}
 DELIVERED = "_bloomery_delivered__account_id"
+
+# -- the merged trees (issue 38) -----------------------------------------------------------------
+# `account` is a merged entity there: a second mapping from a second bronze relation, another
+# system's accounts under its own column names (`ref`, `level`, `points`, `since`), with the same
+# transforms and rules. The spec variant `wide` widens the first mapping's enum only, so a replay
+# after it frees `legacy` accounts of `prop__accounts` and re-judges `prop__accounts_b`'s by their
+# own, unwidened mapping (the product page: replay re-runs the mapping that produced each row).
+# The two relations reuse `_source_row_id`s (a1, a2, ... in both): a delivery is identified by its
+# bronze relation too. `merged`: the entity keeps its dedupe, whose order runs across both
+# relations (the bronze relation name last, descending). `merged_nodedupe`: the entity declares no
+# dedupe, so a key delivered by both relations stops the build (`account_source_collision`), and a
+# replayed candidate whose key the other relation publishes (or claims in the same replay) stays
+# quarantined with `(source_collision)` first in its failed rules (docs/quality-rules.md,
+# "Merged entities"). The test's generator never lands a load that would stop a build (it asks
+# `Warehouse.blocking_audits`), so every build passes and the replay contest is reached.
+MAPPING_B = """\
+# Bronze `prop__accounts_b` (the merged trees): another system's accounts, under its own column names.
+mapping_version: 1
+source: prop__accounts_b
+target: account
+key:
+  account_id: {from: "$.ref", transform: [trim]}
+fields:
+  tier:
+    from: "$.level"
+    transform:
+      - lower
+      - {enum_map: [basic, basic, pro, pro, gold, premium, premium, premium]}
+    quality:
+      - {rule: in_enum, on_fail: quarantine}
+  score:
+    from: "$.points"
+    transform: [to_int]
+    quality:
+      - {rule: range, min: 0, on_fail: quarantine}
+      - {rule: range, max: 100, on_fail: flag}
+  opened_on:
+    from: "$.since"
+    transform: [{parse_date: ISO8601}]
+    quality:
+      - {rule: not_null, on_fail: flag}
+unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]
+"""
+ACCOUNT_DEDUPE = ("      opened_on: {type: date}\n    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n",
+                  "      opened_on: {type: date}\n")
+TREES["merged"] = {"mapping_accounts_b.yaml": (None, MAPPING_B)}          # (None, text): a new file
+TREES["merged_nodedupe"] = {"mapping_accounts_b.yaml": (None, MAPPING_B), "entity_model.yaml": ACCOUNT_DEDUPE}
+KEYS["merged"] = KEYS["merged_nodedupe"] = KEYS["base"]
+# the mixes each merged tree is built with (the others take every mix): the merged entity
+# incremental or `full`; without dedupe a `full` account re-judges its held rejects on every build,
+# so a key the other relation publishes could never wait in the reject table for a replay there
+TREE_MIXES = {"merged": ("incremental", "account_full"), "merged_nodedupe": ("incremental", "entry_full")}
+
+
+def merged(tree: str) -> bool:
+    return tree in ("merged", "merged_nodedupe")
+
+
+def mixes(tree: str) -> tuple:
+    return TREE_MIXES.get(tree, tuple(MIXES))
+
+
+def tables(tree: str) -> tuple:
+    """The bronze relations of a tree, parents first."""
+    return (ACCOUNTS, ACCOUNTS_B, ENTRIES) if merged(tree) else (ACCOUNTS, ENTRIES)
 
 # How the spec tree declares each entity's materialization (entity_model.yaml), and the mixes the
 # test builds: both entities incremental, or one of them `full`.
@@ -176,13 +248,19 @@ class Delivery:
         return dict(zip(COLUMNS[self.table], self.row()))
 
     def identity(self) -> tuple:
-        """What the ledger records, compared as stored text (the bronze relation is the entity's one)."""
-        return (self.sid, self.load, self.ts)
+        """What the ledger records, compared as stored text: the bronze relation (a merged
+        entity's relations may reuse a `_source_row_id`), `_source_row_id`, `_load_id`, `_ingested_at`."""
+        return (self.table, self.sid, self.load, self.ts)
+
+    def row_id(self) -> tuple:
+        """The source row: (bronze relation, `_source_row_id`)."""
+        return (self.table, self.sid)
 
     def order(self) -> tuple:
         """Dedupe order, best first when sorted descending: `_ingested_at` as an instant, the
-        tie-break `_load_id`, then `_source_row_id` (both compared as text)."""
-        return (instant(self.ts), self.load, self.sid)
+        tie-break `_load_id`, then `_source_row_id` (both compared as text), then (a merged
+        entity's last term) the bronze relation name."""
+        return (instant(self.ts), self.load, self.sid, self.table)
 
 
 @dataclass(frozen=True)
@@ -193,9 +271,13 @@ class Judged:
     fired: tuple            # every rule that fired, sorted
     quarantined: bool       # fails a quarantine rule (of the variant it was judged with)
 
-    def partition(self) -> tuple:
-        """Dedupe partition: the key, and the source row when any key part is NULL."""
-        return self.key + ((self.delivery.sid,) if None in self.key else (None,))
+    def partition(self, dedupe: bool = True) -> tuple:
+        """Dedupe partition: the key, and the source row when any key part is NULL. Without
+        dedupe (`merged_nodedupe`'s account) only a source row's deliveries under one key
+        contest: the latest is its re-delivery, the others lose to their own source row."""
+        if not dedupe:
+            return ("nodedupe",) + self.delivery.row_id() + self.key
+        return self.key + (self.delivery.row_id() if None in self.key else (None, None))
 
 
 def account_key(d: Delivery) -> tuple:
@@ -214,7 +296,9 @@ def judge_account(d: Delivery, variant: str, parents: frozenset) -> Judged:
     raw_id, raw_tier, raw_score, raw_opened = d.cells
     fired = set()
     account_id = trim(raw_id)
-    tier = None if raw_tier is None else TIERS[variant].get(raw_tier.lower(), raw_tier.lower())
+    # the spec variant widens the first mapping's enum only: a row is judged by its own mapping
+    tiers = TIERS[variant if d.table == ACCOUNTS else "base"]
+    tier = None if raw_tier is None else tiers.get(raw_tier.lower(), raw_tier.lower())
     if tier is not None and tier not in TIERS[variant].values():
         fired.add("tier_in_enum")
     score = coerced(to_int(raw_score), "score_coercible", fired)
@@ -263,20 +347,20 @@ def _judged(d, entity, variant, key, values, fired) -> Judged:
 
 
 # -- dedupe ---------------------------------------------------------------------------------------
-def winners_of(judged: list[Judged]) -> list[int]:
+def winners_of(judged: list[Judged], dedupe: bool = True) -> list[int]:
     """For each row, the index of its partition's winner: the best in dedupe order (of rows with
     one identity, which are one delivery, the first)."""
     best: dict[tuple, int] = {}
     for i, j in enumerate(judged):
-        p = j.partition()
+        p = j.partition(dedupe)
         if p not in best or j.delivery.order() > judged[best[p]].delivery.order():
             best[p] = i
-    return [best[j.partition()] for j in judged]
+    return [best[j.partition(dedupe)] for j in judged]
 
 
-def dedupe(judged: list[Judged]) -> tuple[list[Judged], list[Judged]]:
+def dedupe(judged: list[Judged], by_key: bool = True) -> tuple[list[Judged], list[Judged]]:
     """(winners, losers): one winner per partition, the best in dedupe order."""
-    won = winners_of(judged)
+    won = winners_of(judged, by_key)
     return ([j for i, j in enumerate(judged) if won[i] == i], [j for i, j in enumerate(judged) if won[i] != i])
 
 
@@ -297,6 +381,7 @@ class Reject:
 @dataclass(frozen=True)
 class Verdict:
     """One row of `<entity>__ledger` (a held delivery is recorded as quarantine)."""
+    source: str
     sid: str
     load: str
     ts: str
@@ -307,28 +392,36 @@ class Verdict:
 @dataclass
 class Entity:
     name: str
-    source: str
+    source: str                 # the first (or only) bronze relation
     judge: callable
     key_of: callable
     parent: str | None = None
     materialization: str = "incremental_by_key"
+    sources: tuple = ()         # every bronze relation (a merged entity has several)
+    dedupe: bool = True
     built: bool = False
-    kept: dict = field(default_factory=dict)       # sid -> Judged (the admitted row)
-    rejects: dict = field(default_factory=dict)    # sid -> Reject
+    kept: dict = field(default_factory=dict)       # (relation, sid) -> Judged (the admitted row)
+    rejects: dict = field(default_factory=dict)    # (relation, sid) -> Reject
     ledger: list = field(default_factory=list)     # Verdict, one per judged bronze row
     routes: Counter = field(default_factory=Counter)   # every verdict given (the test's statistics)
+
+    def __post_init__(self):
+        self.sources = self.sources or (self.source,)
 
 
 class Warehouse:
     def __init__(self, mix: str = "incremental", tree: str = "base"):
         self.tree = tree
-        self.bronze: dict[str, list[Delivery]] = {ACCOUNTS: [], ENTRIES: []}
-        self.trimmed: dict[str, list[Delivery]] = {ACCOUNTS: [], ENTRIES: []}   # rows of deleted loads
+        self.bronze: dict[str, list[Delivery]] = {t: [] for t in tables(tree)}
+        self.trimmed: dict[str, list[Delivery]] = {t: [] for t in tables(tree)}   # rows of deleted loads
         self.variant = "base"
-        self.account = Entity("account", ACCOUNTS, judge_account, account_key, materialization=MIXES[mix]["account"])
+        self.account = Entity("account", ACCOUNTS, judge_account, account_key, materialization=MIXES[mix]["account"],
+                              sources=(ACCOUNTS, ACCOUNTS_B) if merged(tree) else (ACCOUNTS,),
+                              dedupe=tree != "merged_nodedupe")
         self.entry = Entity("entry", ENTRIES, lambda d, v, p: judge_entry(d, v, p, tree), lambda d: entry_key(d, tree),
                             parent="account", materialization=MIXES[mix]["entry"])
         self.entities = [self.account, self.entry]   # the DAG order: parent first
+        self.staged: dict[str, list] = {}             # the last build's [(Judged, route)] by entity
 
     def parents_of(self, e: Entity) -> frozenset:
         """The parent's admitted keys as the probe reads them: never NULL, never the Unknown member."""
@@ -337,7 +430,10 @@ class Warehouse:
         parent = getattr(self, e.parent)
         return frozenset(j.values[0] for j in parent.kept.values() if j.values[0] is not None and j.values[0] != UNKNOWN)
 
-    # the user deletes a load from bronze (both relations): bronze is a window
+    def bronze_of(self, e: Entity) -> list[Delivery]:
+        return [d for s in e.sources for d in self.bronze[s]]
+
+    # the user deletes a load from bronze (every relation): bronze is a window
     def delete_load(self, load: str):
         for table, rows in self.bronze.items():
             self.trimmed[table] += [d for d in rows if d.load == load]
@@ -351,33 +447,35 @@ class Warehouse:
     def batch(self, e: Entity, full_refresh: bool = False) -> list[Delivery]:
         """The deliveries a build reads: all of bronze, or (incremental) the ones the ledger does
         not hold with every row of a source row or key they touch."""
-        bronze = self.bronze[e.source]
+        bronze = self.bronze_of(e)
         if e.materialization == "full" or full_refresh or not e.built:
             return list(bronze)
-        recorded = {(v.sid, v.load, v.ts) for v in e.ledger}
+        recorded = {(v.source, v.sid, v.load, v.ts) for v in e.ledger}
         # an identity bronze holds twice in an open load (one whose bronze rows the ledger does not
         # count one for one: a load appended twice) is judged again, every copy (docs/design.md,
         # "A delivery's content"), so the ledger then holds one verdict per bronze row of it
-        in_bronze, in_ledger = Counter(d.load for d in bronze), Counter(v.load for v in e.ledger)
+        in_bronze = Counter((d.table, d.load) for d in bronze)
+        in_ledger = Counter((v.source, v.load) for v in e.ledger)
         open_loads = {load for load, n in in_bronze.items() if in_ledger[load] != n}
-        twice = {i for i, n in Counter(d.identity() for d in bronze if d.load in open_loads).items() if n > 1}
+        twice = {i for i, n in Counter(d.identity() for d in bronze if (d.table, d.load) in open_loads).items() if n > 1}
         rows = [d for d in bronze if d.identity() not in recorded or d.identity() in twice]
         # a source row brings every delivery of it, and each of those every row of its key, so
         # the winner of every key read is the one a full refresh picks (a source row keeps its
         # key in generated data; a regression re-delivers one under another key). A source row
         # reached only through a key may have deliveries under other keys: those are not read.
-        sids = {d.sid for d in rows}
-        keys = {k for k in (e.key_of(d) for d in bronze if d.sid in sids) if None not in k}
-        return [d for d in bronze if d.sid in sids or e.key_of(d) in keys]
+        # Without dedupe a row is its own group: no key brings another source row's deliveries.
+        sids = {d.row_id() for d in rows}
+        keys = {k for k in (e.key_of(d) for d in bronze if d.row_id() in sids) if None not in k} if e.dedupe else set()
+        return [d for d in bronze if d.row_id() in sids or e.key_of(d) in keys]
 
     def _build(self, e: Entity, full_refresh: bool):
         everything = e.materialization == "full" or full_refresh or not e.built
         parents = self.parents_of(e)
         judged = [e.judge(d, self.variant, parents) for d in self.batch(e, full_refresh)]
-        won = winners_of(judged)
+        won = winners_of(judged, e.dedupe)
         routes = []
         for i, j in enumerate(judged):
-            held = e.rejects.get(j.delivery.sid) if HELD_THROUGH_FULL_REFRESH or not full_refresh else None
+            held = e.rejects.get(j.delivery.row_id()) if HELD_THROUGH_FULL_REFRESH or not full_refresh else None
             if won[i] != i:
                 routes.append("deduped")
             elif held is not None and not held.resolved and held.judged.delivery.identity() == j.delivery.identity():
@@ -386,6 +484,7 @@ class Warehouse:
             else:
                 routes.append("quarantine" if j.quarantined else "keep")
         e.routes.update(routes)
+        self.staged[e.name] = list(zip(judged, routes))
 
         # the reject table: a diverted winner upserted by reject_id; first_seen is the earliest
         # judged delivery of its source row that fails a quarantine rule, winner or not (a clean
@@ -393,41 +492,68 @@ class Warehouse:
         first_seen = {}
         for j in judged:
             if j.quarantined:
-                s, t = j.delivery.sid, instant(j.delivery.ts)
+                s, t = j.delivery.row_id(), instant(j.delivery.ts)
                 first_seen[s] = min(first_seen.get(s, t), t)
         for j, route in zip(judged, routes):
             if route == "quarantine":
-                old = e.rejects.get(j.delivery.sid)
-                e.rejects[j.delivery.sid] = Reject(j, j.fired, old.first_seen if old else first_seen[j.delivery.sid],
-                                                   resolved=False, evaluated=old.evaluated if old else False)
+                old = e.rejects.get(j.delivery.row_id())
+                e.rejects[j.delivery.row_id()] = Reject(j, j.fired, old.first_seen if old else first_seen[j.delivery.row_id()],
+                                                        resolved=False, evaluated=old.evaluated if old else False)
         judged_ids = {j.delivery.identity() for j in judged}
         passed = {j.delivery.identity() for j, route in zip(judged, routes) if route not in ("quarantine", "held")}
-        diverted = {j.delivery.sid for j, route in zip(judged, routes) if route in ("quarantine", "held")}
-        for sid, r in e.rejects.items():
-            if not r.resolved and r.judged.delivery.identity() in passed and sid not in diverted:
+        diverted = {j.delivery.row_id() for j, route in zip(judged, routes) if route in ("quarantine", "held")}
+        for rid, r in e.rejects.items():
+            if not r.resolved and r.judged.delivery.identity() in passed and rid not in diverted:
                 r.resolved = True
 
-        # the entity: every re-judged row (by key, or by source row when a key part is NULL)
-        # replaced by the kept winners
+        # the entity: every re-judged row (by key, or by source row when a key part is NULL;
+        # without dedupe by source row) replaced by the kept winners
         if everything:
             e.kept = {}
-        else:
+        elif e.dedupe:
             keys = {j.key for j in judged}
             e.kept = {s: k for s, k in e.kept.items()
                       if not (k.key in keys if None not in k.key else k.delivery.identity() in judged_ids)}
+        else:
+            rids = {j.delivery.row_id() for j in judged}
+            e.kept = {s: k for s, k in e.kept.items() if s not in rids}
         for j, route in zip(judged, routes):
             if route == "keep":
-                e.kept[j.delivery.sid] = j
+                e.kept[j.delivery.row_id()] = j
 
-        # the ledger: the re-judged deliveries forgotten, this build's verdicts recorded
+        # the ledger: the re-judged deliveries forgotten, this build's verdicts recorded (the
+        # winner of a deduped row is its source row id; without dedupe, its own)
         verdicts = [Verdict(*j.delivery.identity(), "quarantine" if route == "held" else route,
                             judged[won[i]].delivery.sid if route == "deduped" else None)
                     for i, (j, route) in enumerate(zip(judged, routes))]
         # (a build that judged all of bronze replaces the whole ledger but the diverted deliveries
         # bronze no longer holds: their reject rows stay, as history, and are still accounted for)
-        e.ledger = [v for v in e.ledger if (v.sid, v.load, v.ts) not in judged_ids
+        e.ledger = [v for v in e.ledger if (v.source, v.sid, v.load, v.ts) not in judged_ids
                     and (not everything or v.route == "quarantine")] + verdicts
         e.built = True
+
+    def blocking_audits(self) -> list[tuple]:
+        """What the last build's blocking audits of a merged entity without dedupe find (the
+        generator of `merged_nodedupe` lands no load that trips one): `account_source_collision`,
+        a key delivered by two bronze relations among this build's deliveries that survive
+        dedupe (kept or diverted) and the rows the entity published and this build did not
+        re-judge; `account_key_unique`, a key the entity publishes twice (NULL keys group)."""
+        found = []
+        e = self.account
+        if e.dedupe:
+            return found
+        staged = self.staged.get(e.name, [])
+        rejudged = {j.delivery.row_id() for j, _ in staged}
+        claims: dict[tuple, set] = {}
+        for j, route in staged:
+            if route != "deduped" and None not in j.key:
+                claims.setdefault(j.key, set()).add(j.delivery.table)
+        for rid, k in e.kept.items():
+            if rid not in rejudged and None not in k.key:
+                claims.setdefault(k.key, set()).add(k.delivery.table)
+        found += [("account_source_collision", k) for k, s in claims.items() if len(s) > 1]
+        found += [("account_key_unique", k) for k, n in Counter(k.key for k in e.kept.values()).items() if n > 1]
+        return found
 
     # `dbt run-operation bloomery.replay --args '{entity: ...}'`
     def replay(self, name: str):
@@ -436,28 +562,39 @@ class Warehouse:
         open_rejects = [r for r in e.rejects.values() if not r.resolved]
         candidates = [e.judge(r.judged.delivery, self.variant, parents) for r in open_rejects]
         keys = {c.key for c in candidates}
-        incumbents = [j for j in e.kept.values() if None not in j.key and j.key in keys]
+        incumbents = [j for j in e.kept.values() if None not in j.key and j.key in keys] if e.dedupe else []
         contest: dict[tuple, Judged] = {}
         for j in candidates + incumbents:
-            p = j.partition()
+            p = j.partition() if e.dedupe else j.delivery.row_id()
             if p not in contest or j.delivery.order() > contest[p].delivery.order():
                 contest[p] = j
+        # a merged entity without dedupe: nothing decides between two relations' rows of a key, so
+        # a passing candidate whose key another relation publishes, or another relation's passing
+        # candidate claims, stays quarantined
+        collide = len(e.sources) > 1 and not e.dedupe
+        published = {(k.key, k.delivery.table) for k in e.kept.values() if None not in k.key}
+        claimed = {(c.key, c.delivery.table) for c in candidates if not c.quarantined and None not in c.key}
         admitted = []
         for c, r in zip(candidates, open_rejects):
             r.evaluated = True
+            other = [s for s in e.sources if s != c.delivery.table]
             if c.quarantined:
                 r.failed_rules = c.fired
-            elif contest[c.partition()] is c:
+            elif collide and None not in c.key and any((c.key, s) in published | claimed for s in other):
+                r.failed_rules = ("(source_collision)",) + c.fired
+                e.routes["replay: (source_collision)"] += 1
+            elif contest[c.partition() if e.dedupe else c.delivery.row_id()] is c:
                 r.resolved = True
                 admitted.append(c)
             else:
                 r.resolved = True
                 r.failed_rules = ("(superseded)",)
-        sids = {a.delivery.sid for a in admitted}
-        akeys = {a.key for a in admitted}
-        e.kept = {s: j for s, j in e.kept.items() if s not in sids and not (None not in j.key and j.key in akeys)}
+                e.routes["replay: (superseded)"] += 1
+        rids = {a.delivery.row_id() for a in admitted}
+        akeys = {a.key for a in admitted} if e.dedupe else set()
+        e.kept = {s: j for s, j in e.kept.items() if s not in rids and not (None not in j.key and j.key in akeys)}
         for a in admitted:
-            e.kept[a.delivery.sid] = a
+            e.kept[a.delivery.row_id()] = a
 
     # -- what the tables must hold --------------------------------------------------------------
     def places(self, e: Entity) -> Counter:
@@ -466,9 +603,9 @@ class Warehouse:
         its key (of two rows with one identity, the second is the first's loser)."""
         out = Counter()
         taken = set()
-        for d in self.bronze[e.source]:
-            k = e.kept.get(d.sid)
-            r = e.rejects.get(d.sid)
+        for d in self.bronze_of(e):
+            k = e.kept.get(d.row_id())
+            r = e.rejects.get(d.row_id())
             if d.identity() in taken:
                 place = "deduped"
             elif k is not None and k.delivery == d:
@@ -489,10 +626,10 @@ class Warehouse:
         its verdict, so a bronze row it beat and that is not itself `placed` (in the entity or
         unresolved in the reject table; a `full` entity, or a full refresh, judges bronze alone
         and may admit it) lost its key to it."""
-        bronze = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source]]
-        gone = [e.judge(d, self.variant, frozenset()) for d in self.trimmed[e.source] if d.identity() in trimmed]
-        losers = Counter(j.delivery.identity() for j in dedupe(bronze)[1])
-        held = Counter(d.identity() for d in self.bronze[e.source])
-        beaten = Counter(i for i in (j.delivery.identity() for j in dedupe(bronze + gone)[1])
+        bronze = [e.judge(d, self.variant, frozenset()) for d in self.bronze_of(e)]
+        gone = [e.judge(d, self.variant, frozenset()) for s in e.sources for d in self.trimmed[s] if d.identity() in trimmed]
+        losers = Counter(j.delivery.identity() for j in dedupe(bronze, e.dedupe)[1])
+        held = Counter(d.identity() for d in self.bronze_of(e))
+        beaten = Counter(i for i in (j.delivery.identity() for j in dedupe(bronze + gone, e.dedupe)[1])
                          if i in held and i not in placed)
         return losers | beaten
