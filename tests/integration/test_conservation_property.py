@@ -6,8 +6,13 @@ an `account` parent and an `entry` child with a composite key, dedupe with a tie
 with both entities `incremental_by_key` (as the tree declares) or with one of them `full`, and as
 it is or as the `fkkey` tree (one scenario in three), where the child's key includes the foreign
 key its `unknown_member` rule rewrites, so the entity is identified by the delivered key
-(`_bloomery_delivered__account_id`). A scenario is a few steps; a load step lands one to three
-parts in bronze and then builds:
+(`_bloomery_delivered__account_id`). Or, as often as `fkkey`, as one of the type 2 trees
+(pm.TYPE2): the parent `account` keeps history (`scd: type2`, a dbt snapshot of its kept rows),
+with its dedupe (`scd2`) or without it (`scd2_plain`, where the compiler implies the same delivery
+order); there every delivery of a key is a version, a re-delivery is a new version or no change,
+and replay writes a passing reject back to bronze (`_load_id` `__replay__`, read back from bronze
+into the model) for the next build to version. A scenario is a few steps; a load step lands one to
+three parts in bronze and then builds:
 
   - a fresh load (its own `_load_id`) of parents, children or both, so parent and child loads
     interleave and children often arrive before their parents; cells mix clean values, failed
@@ -34,6 +39,12 @@ After every step:
   - every bronze row is where the pure-Python model (property_model.py) says: entity, reject or
     deduped, with the exact values, flags, failed rules, key_values, raw payload, first_seen and
     last_seen; the ledger holds exactly the model's verdicts (route and winner_row_id);
+  - a type 2 entity: its snapshot holds exactly the model's versions of every key, in the order
+    they were made, each closed when the next was made and the last one current (one current
+    version per key), the Unknown member one current version; in the law below its entity rows
+    are the ledger's kept deliveries of the current versions' source rows (a version is matched
+    by source row, as the conservation audit matches it), and a dedupe loser is every bronze row
+    placed nowhere but its key's newest delivery, which must be placed;
   - no reject_id twice; first_seen never moves for a reject_id.
 The blocking conservation audits run in every build too, so a false alarm fails the example as
 surely as a lost row.
@@ -111,7 +122,8 @@ def compiled_as(specs: Path, tmp: Path, mix: str, tree: str):
     out = tmp / f"compiled_{tree}_{mix}"
     assert bloomery_main(["compile", "--specs", str(specs), "--out", str(out)]) == 0
     for entity, kind in pm.MIXES[mix].items():
-        text = (out / f"{entity}.sql").read_text()
+        # a type 2 entity's rows are `<entity>__kept`, which its snapshot versions
+        text = next(f for f in (out / f"{entity}.sql", out / f"{entity}__kept.sql") if f.exists()).read_text()
         assert f'"materialization": "{kind}"' in text, (
             f"{entity} is declared `{kind}` in the {mix} mix, and its compiled model does not say so "
             "(python/bloomery/resolve/ir.py: materialization)")
@@ -312,12 +324,16 @@ def load_part(draw, bronze: Bronze, step: int, part: int, judged: list[str]) -> 
     return "retry", rows
 
 
+# the type 2 trees (pm.TYPE2) take a share of the draws, within the same example budget
+SCD2_TREES = ("scd2", "scd2_plain")
+
+
 @st.composite
 def scenarios(draw):
     """{"mix": a key of pm.MIXES, "steps": [...]}. A load step lands one to three parts in bronze
     and then builds; its rows are bronze text; its "parts" say what each part was (statistics)."""
     mix = draw(pick("incremental", "incremental", "entry_full", "account_full"))
-    tree = draw(pick("base", "base", "fkkey"))
+    tree = draw(pick("base", "base", "fkkey", *SCD2_TREES))
     bronze, judged, steps = Bronze(tree), [], []
     for i in range(draw(pick(1, 2, 2, 3, 3, 3, 4))):
         kind = "load" if i == 0 else draw(pick(*["load"] * 5, *["replay"] * 4, "refresh", *["delete"] * 3))
@@ -374,6 +390,46 @@ def expected_rows(e, tree: str) -> Counter:
                    for j in e.kept.values())
 
 
+# -- a type 2 entity: its snapshot --------------------------------------------------------------
+SNAPSHOT = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to")
+
+
+def version_row(j) -> tuple:
+    """A version as the snapshot holds it: the delivery that made it (an unchanged re-delivery
+    of its source row is no change: the version keeps its first delivery's `_load_id` and
+    `_ingested_at`)."""
+    return (*j.values, j.delivery.load, j.delivery.ts, j.delivery.sid, j.fired, not j.fired)
+
+
+def check_versions(project, e, where: str) -> list[tuple]:
+    """The snapshot against the model: the Unknown member one current version; every key's
+    versions in the order they were made (dbt_valid_from), each closed when the next was made,
+    the last current; returns the ledger's kept delivery of each current version, as entity rows
+    (..., _load_id, _ingested_at, _source_row_id, _quality_flags, _quality_ok), for the law. A
+    version is matched to the ledger by its source row, as the conservation audit matches it."""
+    rows = read(project, f'select * from main."{e.name}" order by dbt_valid_from, _source_row_id')
+    history: dict[tuple, list] = {}
+    for r in rows:
+        stamps = [r.pop(c) for c in SNAPSHOT]
+        row = tuple(r.values())
+        partition = (row[0], None) if row[0] is not None else (None, row[-3])
+        history.setdefault(partition, []).append((row, stamps[2], stamps[3]))
+    member = history.pop((pm.UNKNOWN, None), [])
+    assert [(row, to) for row, _, to in member] == [((pm.UNKNOWN, None, None, None, None, None, None, (), True), None)], (
+        f"{where}: Unknown member {member}")
+    for partition, versions in history.items():
+        for (_, _, to), (_, since, _) in zip(versions, versions[1:]):
+            assert to == since, f"{where}: {e.name} {partition}: a version closed at {to}, its successor made at {since}"
+    got = {p: [(row, to is None) for row, _, to in v] for p, v in history.items()}
+    want = {p: [(version_row(j), n == len(h) - 1) for n, j in enumerate(h)] for p, h in e.versions.items()}
+    assert got == want, (f"{where}: {e.name} versions\n  missing {sorted((p, v) for p, v in want.items() if got.get(p) != v)}"
+                         f"\n  unexpected {sorted((p, v) for p, v in got.items() if want.get(p) != v)}")
+    current = {row[-3] for v in history.values() for row, _, to in v if to is None}
+    kept = read(project, f'select _source_row_id, _load_id, _ingested_at from main."{e.name}__ledger" where route = \'keep\'')
+    return [(None, r["_load_id"], r["_ingested_at"], r["_source_row_id"], None, None) for r in kept
+            if r["_source_row_id"] in current]
+
+
 def expected_rejects(e, tree: str) -> dict:
     out = {}
     keys = ["account_id"] if e.name == "account" else pm.KEYS[tree]
@@ -411,15 +467,18 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
         bronze = Counter(project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}"'))
         assert bronze == Counter(d.identity() for d in wh.bronze[e.source]), f"{where}: {e.source} as landed"
         held = set(bronze)
-        rows = entity_rows(project, e)
-        members = [r for r in rows if r[-3] is None]
-        kept = [r for r in rows if r[-3] is not None]
-        if e is wh.account:
-            assert members == [(pm.UNKNOWN, None, None, None, None, None, None, (), True)], f"{where}: Unknown member {members}"
+        if e.scd2:
+            kept = check_versions(project, e, where)
         else:
-            assert members == [], where
-        want = expected_rows(e, wh.tree)
-        assert Counter(kept) == want, f"{where}: {e.name} rows\n  {diff(Counter(kept), want)}"
+            rows = entity_rows(project, e)
+            members = [r for r in rows if r[-3] is None]
+            kept = [r for r in rows if r[-3] is not None]
+            if e is wh.account:
+                assert members == [(pm.UNKNOWN, None, None, None, None, None, None, (), True)], f"{where}: Unknown member {members}"
+            else:
+                assert members == [], where
+            want = expected_rows(e, wh.tree)
+            assert Counter(kept) == want, f"{where}: {e.name} rows\n  {diff(Counter(kept), want)}"
 
         rejects = actual_rejects(project, e)
         want = expected_rejects(e, wh.tree)
@@ -444,7 +503,8 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
         stats["trimmed deliveries still in the entity or the reject table"] += len(trimmed)
         in_entity = Counter({i: n for i, n in in_entity.items() if i in held})
         unresolved = Counter({i: n for i, n in unresolved.items() if i in held})
-        losers = wh.dedupe_losers(e, trimmed, set(in_entity + unresolved))
+        losers = (wh.version_losers(e, trimmed, in_entity + unresolved) if e.scd2
+                  else wh.dedupe_losers(e, trimmed, set(in_entity + unresolved)))
         placed = in_entity + unresolved + losers
         lost_rows += sum((bronze - placed).values())
         assert placed == bronze, (f"{where}: {e.name}: bronze {sum(bronze.values())} != entity {len(kept)} + rejects "
@@ -496,7 +556,10 @@ def run(project, scenario):
         else:
             for name in step["entities"]:      # parent first, as plan() orders replay_scope
                 project.dbt("run-operation", "bloomery.replay", "--args", json.dumps({"entity": name}))
-                wh.replay(name)
+                due = wh.replay(name)
+                if getattr(wh, name).scd2:
+                    land_replayed(project, wh, getattr(wh, name), due, where)
+                    stats["type 2 rows re-delivered by replay"] += len(due)
                 stats["replays"] += 1
             stats["replays after a spec change"] += step["variant"] != previous
         stats["rows lost"] += check(project, wh, first_seen, where)
@@ -509,6 +572,16 @@ def run(project, scenario):
     for e in wh.entities:
         stats.update(f"ended {place}" for (*_, place) in wh.places(e).elements())
         stats.update({f"verdicts {route}": n for route, n in e.routes.items()})
+
+
+def land_replayed(project, wh, e, due: list[str], where: str):
+    """A type 2 replay wrote rows back to bronze (`_load_id` pm.REPLAY, the replay's time): they
+    must be exactly the source rows the model says, and the model takes their timestamps."""
+    known = {d.identity() for d in wh.bronze[e.source]}
+    new = [r for r in project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}" '
+                                    f"where _load_id = '{pm.REPLAY}'") if tuple(r) not in known]
+    assert sorted(sid for sid, _, _ in new) == due, f"{where}: {e.name} replay re-delivered {new}, the model says {due}"
+    wh.land_replayed(e, {sid: ts for sid, _, ts in new})
 
 
 def regressions(test):
