@@ -321,8 +321,8 @@ def versioned(judged: list[Judged], held) -> list[int]:
     `held(j)` is false: no unresolved reject row holds it), or the newest when none is. The
     current one and the deliveries newer than it survive (the newer ones are diverted: each takes
     its own route into the reject table, whose one row per source row records the newest of them,
-    so an older diverted delivery of the same source row lost to that re-delivery, as a copy of a
-    delivery loses to the delivery); the older ones lose to the current one."""
+    so an older diverted delivery of the same source row, or a copy, lost to that one); the older
+    ones lose to the current one."""
     groups: dict[tuple, list[int]] = {}
     for i, j in enumerate(judged):
         groups.setdefault(j.partition(), []).append(i)
