@@ -565,6 +565,12 @@ class Warehouse:
                 out.append(sid)
         return sorted(out)
 
+    def pending(self, e: Entity) -> Counter:
+        """The re-deliveries of a type 2 replay that no build has judged yet: in bronze, nowhere
+        else until the next build (the product page: "admitted by the next dbt build")."""
+        judged = {(v.sid, v.load, v.ts) for v in e.ledger}
+        return Counter(d.identity() for d in self.bronze[e.source] if d.load == REPLAY and d.identity() not in judged)
+
     def land_replayed(self, e: Entity, at: dict[str, str]):
         """The re-deliveries a type 2 replay wrote to bronze, at the `_ingested_at` it gave them."""
         for sid, ts in at.items():
@@ -577,7 +583,10 @@ class Warehouse:
         its key (of two rows with one identity, the second is the first's loser)."""
         out = Counter()
         taken = set()
+        pending = self.pending(e)
         for d in self.bronze[e.source]:
+            if d.identity() in pending:
+                continue
             k = e.kept.get(d.sid)
             r = e.rejects.get(d.sid)
             if d.identity() in taken:

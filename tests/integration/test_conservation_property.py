@@ -476,6 +476,7 @@ def check(project, wh: pm.Warehouse, first_seen: dict, where: str) -> int:
     for e in wh.entities:
         bronze = Counter(project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}"'))
         assert bronze == Counter(d.identity() for d in wh.bronze[e.source]), f"{where}: {e.source} as landed"
+        bronze -= wh.pending(e)       # a type 2 replay's re-deliveries wait for the next build
         held = set(bronze)
         if e.scd2:
             kept = check_versions(project, e, where)
