@@ -4,7 +4,7 @@ Hypothesis generates scenarios for the property spec tree (integration_tests/cor
 an `account` parent and an `entry` child with a composite key, dedupe with a tie-break, an
 `unknown_member` and a `quarantine` referential, quarantine and flag rules, no `fail` rule), built
 with both entities `incremental_by_key` (as the tree declares) or with one of them `full`, and as
-it is or as the `fkkey` tree (one scenario in three), where the child's key includes the foreign
+it is or as the `fkkey` tree (one scenario in five), where the child's key includes the foreign
 key its `unknown_member` rule rewrites, so the entity is identified by the delivered key
 (`_bloomery_delivered__account_id`). Or, as often as `fkkey`, as one of the type 2 trees
 (pm.TYPE2): the parent `account` keeps history (`scd: type2`, a dbt snapshot of its kept rows),
