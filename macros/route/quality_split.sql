@@ -391,7 +391,9 @@ judged as (
     current, and stays the key's kept delivery in the ledger (docs/design.md, "Type 2 versions").
     One window, ordered kept-able first then by dedupe's rank, names that delivery's rank and
     source row for every row of the key; with no kept-able delivery it is the newest, as dedupe
-    decides any key. -#}
+    decides any key. A source row has one reject row: of its deliveries newer than the current
+    one, only its newest takes its own route, and the older ones (a retried or re-delivered dirty
+    row, a copy) lose to it, named as their winner. -#}
 {%- set keys = [] %}{% for k in key %}{% do keys.append(q(k)) %}{% endfor %}
 {%- set diverted -%}
   ({{ q('_bloomery_held') }}{% for name in divert %} or {{ q('_bloomery_rule__' ~ name) }}{% endfor %})
@@ -404,14 +406,17 @@ versioned as (
   select
     judged.*,
     first_value({{ q('_bloomery_rank') }}) {{ window }} as {{ q('_bloomery_current_rank') }},
-    first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_current') }}
+    first_value({{ q('_source_row_id') }}) {{ window }} as {{ q('_bloomery_current') }},
+    min({{ q('_bloomery_rank') }}) over (partition by {{ bloomery._dedupe_partition(keys, q('_bloomery_source') if merged else none) }}, {{ q('_source_row_id') }}) as {{ q('_bloomery_row_rank') }}
   from judged
 ),
 {%- endif %}
 {#- The route (decided by the compiler: resolve/ir.py, Route) and "fired any rule" are computed
     once per row here: the columns below test them instead of repeating an OR over every rule per
     column. #}
-{%- set survivor = q('_bloomery_rank') ~ (' <= ' ~ q('_bloomery_current_rank') if versions else ' = 1') %}
+{%- set survivor = ('(' ~ q('_bloomery_rank') ~ ' = ' ~ q('_bloomery_current_rank') ~ ' or (' ~ q('_bloomery_rank') ~ ' < '
+                    ~ q('_bloomery_current_rank') ~ ' and ' ~ q('_bloomery_rank') ~ ' = ' ~ q('_bloomery_row_rank') ~ '))')
+                   if versions else q('_bloomery_rank') ~ ' = 1' %}
 routed as (
   select
     {{ 'versioned' if versions else 'judged' }}.*,
@@ -540,7 +545,9 @@ from routed
     {%- for m in bloomery.vocabulary().metadata %}{% do cols.append(q(m)) %}{% endfor -%}
     {%- do cols.append(q('_bloomery_content')) -%}
     {#- the source row a deduped row lost its key to (the ledger records it) -#}
-    {%- set winner = q('_bloomery_current' if bloomery._versions(entity) else '_bloomery_winner') -%}
+    {#- (a type 2 delivery newer than the current version lost to its own source row's newest) -#}
+    {%- set winner = ('case when ' ~ q('_bloomery_rank') ~ ' < ' ~ q('_bloomery_current_rank') ~ ' then ' ~ q('_source_row_id')
+                      ~ ' else ' ~ q('_bloomery_current') ~ ' end') if bloomery._versions(entity) else q('_bloomery_winner') -%}
     {%- do cols.append('case when ' ~ route ~ " = 'deduped' then " ~ winner ~ ' end as ' ~ q('_bloomery_winner')) -%}
   {%- endif -%}
   {%- if entity.quarantine and entity.mappings | length > 1 -%}

@@ -49,6 +49,17 @@ It is written from the documents, not from the macros:
         was re-judged, and whose source row is neither diverted nor held, is resolved (nothing
         else changes in it); the ledger forgets the re-judged deliveries, one by one;
       * replay changes the entity and the reject table, never the ledger.
+  - a type 2 entity (docs/design.md, "Type 2 versions"; the product page, "Replaying onto a
+    historical entity"): its deliveries of a key are ranked by dedupe's order (declared, or implied
+    without `dedupe:`); the newest kept-able one (no quarantine rule diverts it, no unresolved
+    reject row holds it) is the key's kept delivery, the newer ones take their own route, the
+    older ones are `deduped` to it (`versioned`); its relation is a snapshot of each build's kept
+    rows: a kept delivery that differs from the current version in the entity's columns,
+    `_quality_flags` or `_source_row_id` makes a new version and closes the old one, an unchanged
+    one changes nothing, and nothing else ever moves (no hard deletes; a full refresh rebuilds no
+    snapshot), so a child's referential probe sees every key ever versioned; replay re-delivers
+    each passing reject to bronze (`_load_id` REPLAY) and changes neither the entity nor the
+    ledger.
 
 Bronze cells are text or None, as a loader lands them. The transforms here cover exactly the
 vocabulary the generator draws from (see `strategies` in the test), where the engine's cast and
@@ -103,6 +114,25 @@ TREES = {
     },
 }
 KEYS = {"base": ["entry_id", "line_no"], "fkkey": ["entry_id", "line_no", "account_id"]}
+
+# -- type 2 trees (issue 38): the parent `account` keeps history (`scd: type2`, a dbt snapshot of
+# its kept rows; its key is one column, as a snapshot requires), with its dedupe (`scd2`) and
+# without it (`scd2_plain`, where the compiler implies the delivery order, which is the same order
+# here: `_ingested_at` as an instant, `_load_id`, `_source_row_id`). The child reads it as its
+# parent, as in `base`. What a type 2 entity holds is modelled by `Entity.versions` below.
+TREES["scd2"] = {"entity_model.yaml": ("    key: [account_id]\n", "    key: [account_id]\n    scd: type2\n")}
+ACCOUNT_BLOCK = ("    key: [account_id]\n"
+                 "    fields:\n"
+                 "      account_id: {type: string}\n"
+                 "      tier: {type: string}\n"
+                 "      score: {type: int}\n"
+                 "      opened_on: {type: date}\n"
+                 "    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n"
+                 "    quarantine: {retention: 365d}\n\n  entry:\n")
+TREES["scd2_plain"] = {"entity_model.yaml": (ACCOUNT_BLOCK, ACCOUNT_BLOCK.replace("\n", "\n    scd: type2\n", 1).replace(
+    "    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}\n", ""))}
+KEYS["scd2"] = KEYS["scd2_plain"] = KEYS["base"]
+TYPE2 = {"scd2": {"account"}, "scd2_plain": {"account"}}     # tree -> its type 2 entities
 DELIVERED = "_bloomery_delivered__account_id"
 
 # -- the merged trees (issue 38) -----------------------------------------------------------------
@@ -364,6 +394,41 @@ def dedupe(judged: list[Judged], by_key: bool = True) -> tuple[list[Judged], lis
     return ([j for i, j in enumerate(judged) if won[i] == i], [j for i, j in enumerate(judged) if won[i] != i])
 
 
+# -- type 2 versions (the `scd2` trees) ------------------------------------------------------------
+REPLAY = "__replay__"        # the `_load_id` replay re-delivers a type 2 entity's rows under
+
+
+def versioned(judged: list[Judged], held) -> list[int]:
+    """A type 2 entity's dedupe (docs/design.md, "Type 2 versions"): for each row, itself when it
+    survives, else the row it lost to. Each partition's deliveries are ranked by dedupe's order;
+    its current version is the newest delivery that is kept-able (no quarantine rule diverts it,
+    `held(j)` is false: no unresolved reject row holds it), or the newest when none is. The
+    current one and the deliveries newer than it survive (the newer ones are diverted: each takes
+    its own route into the reject table, whose one row per source row records the newest of them,
+    so an older diverted delivery of the same source row, or a copy, lost to that one); the older
+    ones lose to the current one."""
+    groups: dict[tuple, list[int]] = {}
+    for i, j in enumerate(judged):
+        groups.setdefault(j.partition(), []).append(i)
+    out = list(range(len(judged)))
+    for rows in groups.values():
+        ranked = sorted(rows, key=lambda i: judged[i].delivery.order(), reverse=True)   # stable: a copy after its first
+        current = next((i for i in ranked if not judged[i].quarantined and not held(judged[i])), ranked[0])
+        newest: dict[str, int] = {}
+        for n, i in enumerate(ranked):
+            if n > ranked.index(current):
+                out[i] = current
+            elif i != current:
+                out[i] = newest.setdefault(judged[i].delivery.sid, i)
+    return out
+
+
+def version(j: Judged) -> tuple:
+    """What the snapshot compares (its `check_cols`): the entity's columns, `_quality_flags` and
+    `_source_row_id`; `_load_id` and `_ingested_at` are carried, not compared."""
+    return (j.values, j.fired, j.delivery.sid)
+
+
 def reject_id(source: str, sid: str) -> str:
     return hashlib.sha256(f"S{len(source)}:{source}S{len(sid)}:{sid}".encode()).hexdigest()
 
@@ -403,6 +468,8 @@ class Entity:
     kept: dict = field(default_factory=dict)       # (relation, sid) -> Judged (the admitted row)
     rejects: dict = field(default_factory=dict)    # (relation, sid) -> Reject
     ledger: list = field(default_factory=list)     # Verdict, one per judged bronze row
+    scd2: bool = False                             # type 2: history in a snapshot of its kept rows
+    versions: dict = field(default_factory=dict)   # type 2: partition -> [Judged], oldest first; the last is current
     routes: Counter = field(default_factory=Counter)   # every verdict given (the test's statistics)
 
     def __post_init__(self):
@@ -417,7 +484,8 @@ class Warehouse:
         self.variant = "base"
         self.account = Entity("account", ACCOUNTS, judge_account, account_key, materialization=MIXES[mix]["account"],
                               sources=(ACCOUNTS, ACCOUNTS_B) if merged(tree) else (ACCOUNTS,),
-                              dedupe=tree != "merged_nodedupe")
+                              dedupe=tree != "merged_nodedupe",   # type 2 without dedupe still ranks a key's deliveries (versioned)
+                              scd2="account" in TYPE2.get(tree, ()))
         self.entry = Entity("entry", ENTRIES, lambda d, v, p: judge_entry(d, v, p, tree), lambda d: entry_key(d, tree),
                             parent="account", materialization=MIXES[mix]["entry"])
         self.entities = [self.account, self.entry]   # the DAG order: parent first
@@ -428,7 +496,10 @@ class Warehouse:
         if e.parent is None:
             return frozenset()
         parent = getattr(self, e.parent)
-        return frozenset(j.values[0] for j in parent.kept.values() if j.values[0] is not None and j.values[0] != UNKNOWN)
+        # a type 2 parent is its snapshot: every key ever versioned keeps a current version (no
+        # version is closed without a successor), whatever bronze still holds
+        rows = [h[-1] for h in parent.versions.values()] if parent.scd2 else parent.kept.values()
+        return frozenset(j.values[0] for j in rows if j.values[0] is not None and j.values[0] != UNKNOWN)
 
     def bronze_of(self, e: Entity) -> list[Delivery]:
         return [d for s in e.sources for d in self.bronze[s]]
@@ -472,13 +543,16 @@ class Warehouse:
         everything = e.materialization == "full" or full_refresh or not e.built
         parents = self.parents_of(e)
         judged = [e.judge(d, self.variant, parents) for d in self.batch(e, full_refresh)]
-        won = winners_of(judged, e.dedupe)
+
+        def held(j: Judged) -> bool:
+            r = e.rejects.get(j.delivery.row_id()) if HELD_THROUGH_FULL_REFRESH or not full_refresh else None
+            return r is not None and not r.resolved and r.judged.delivery.identity() == j.delivery.identity()
+        won = versioned(judged, held) if e.scd2 else winners_of(judged, e.dedupe)
         routes = []
         for i, j in enumerate(judged):
-            held = e.rejects.get(j.delivery.row_id()) if HELD_THROUGH_FULL_REFRESH or not full_refresh else None
             if won[i] != i:
                 routes.append("deduped")
-            elif held is not None and not held.resolved and held.judged.delivery.identity() == j.delivery.identity():
+            elif held(j):
                 routes.append("held")
                 e.routes["held, though it passes now"] += not j.quarantined
             else:
@@ -520,6 +594,16 @@ class Warehouse:
         for j, route in zip(judged, routes):
             if route == "keep":
                 e.kept[j.delivery.row_id()] = j
+        if e.scd2:
+            # the snapshot of this build's kept rows: a key's kept delivery that differs from its
+            # current version in the compared columns is a new version (the old one is closed), an
+            # unchanged one is no change; nothing else moves (no hard deletes, and a full refresh
+            # does not rebuild a snapshot)
+            for j, route in zip(judged, routes):
+                history = e.versions.setdefault(j.partition(), [])
+                if route == "keep" and (not history or version(history[-1]) != version(j)):
+                    history.append(j)
+            e.versions = {p: h for p, h in e.versions.items() if h}
 
         # the ledger: the re-judged deliveries forgotten, this build's verdicts recorded (the
         # winner of a deduped row is its source row id; without dedupe, its own)
@@ -556,9 +640,12 @@ class Warehouse:
         return found
 
     # `dbt run-operation bloomery.replay --args '{entity: ...}'`
-    def replay(self, name: str):
+    def replay(self, name: str) -> list[str]:
+        """Returns the source rows a type 2 replay re-delivers to bronze (none otherwise)."""
         e = getattr(self, name)
         parents = self.parents_of(e)
+        if e.scd2:
+            return self._redeliver(e, parents)
         open_rejects = [r for r in e.rejects.values() if not r.resolved]
         candidates = [e.judge(r.judged.delivery, self.variant, parents) for r in open_rejects]
         keys = {c.key for c in candidates}
@@ -595,6 +682,36 @@ class Warehouse:
         e.kept = {s: j for s, j in e.kept.items() if s not in rids and not (None not in j.key and j.key in akeys)}
         for a in admitted:
             e.kept[a.delivery.row_id()] = a
+        return []
+
+    def _redeliver(self, e: Entity, parents: frozenset) -> list[str]:
+        """Replay of a type 2 entity (the product page, "Replaying onto a historical entity"):
+        each unresolved reject that passes now is written back to bronze as a new delivery (its
+        cells, its `_source_row_id`, `_load_id` REPLAY, the replay's time), unless bronze already
+        holds a REPLAY delivery of that source row; one that still fails is re-stamped with what it
+        fires now. The entity and the ledger do not move; the next build judges the re-delivery."""
+        replayed = {d.sid for d in self.bronze[e.source] if d.load == REPLAY}
+        out = []
+        for (_, sid), r in e.rejects.items():
+            if r.resolved:
+                continue
+            c = e.judge(r.judged.delivery, self.variant, parents)
+            if c.quarantined:
+                r.evaluated, r.failed_rules = True, c.fired
+            elif sid not in replayed:
+                out.append(sid)
+        return sorted(out)
+
+    def pending(self, e: Entity) -> Counter:
+        """The re-deliveries of a type 2 replay that no build has judged yet: in bronze, nowhere
+        else until the next build (the product page: "admitted by the next dbt build")."""
+        judged = {(v.source, v.sid, v.load, v.ts) for v in e.ledger}
+        return Counter(d.identity() for d in self.bronze[e.source] if d.load == REPLAY and d.identity() not in judged)
+
+    def land_replayed(self, e: Entity, at: dict[str, str]):
+        """The re-deliveries a type 2 replay wrote to bronze, at the `_ingested_at` it gave them."""
+        for sid, ts in at.items():
+            self.bronze[e.source].append(Delivery(e.source, e.rejects[(e.source, sid)].judged.delivery.cells, REPLAY, ts, sid))
 
     # -- what the tables must hold --------------------------------------------------------------
     def places(self, e: Entity) -> Counter:
@@ -603,7 +720,10 @@ class Warehouse:
         its key (of two rows with one identity, the second is the first's loser)."""
         out = Counter()
         taken = set()
+        pending = self.pending(e)
         for d in self.bronze_of(e):
+            if d.identity() in pending:
+                continue
             k = e.kept.get(d.row_id())
             r = e.rejects.get(d.row_id())
             if d.identity() in taken:
@@ -618,6 +738,19 @@ class Warehouse:
                 taken.add(d.identity())
             out[(*d.identity(), place)] += 1
         return out
+
+    def version_losers(self, e: Entity, trimmed: set, placed: Counter) -> Counter:
+        """A type 2 entity's dedupe losers, from bronze and the dedupe order alone: a diverted
+        delivery newer than the current version is in the reject table and the current one in the
+        entity, so "lost its key" is every bronze row that is not placed (`placed`: in the entity
+        or unresolved in the reject table) but for its partition's newest delivery (in bronze and
+        the deliveries of deleted loads the warehouse still holds, `trimmed`), which must be."""
+        both = [e.judge(d, self.variant, frozenset()) for d in self.bronze[e.source]] + [
+            e.judge(d, self.variant, frozenset()) for d in self.trimmed[e.source] if d.identity() in trimmed]
+        newest = {both[w].delivery.identity() for w in winners_of(both)}
+        rows = Counter(d.identity() for d in self.bronze[e.source])
+        return Counter({i: n - placed[i] - (i in newest and not placed[i]) for i, n in rows.items()
+                        if n - placed[i] - (i in newest and not placed[i]) > 0})
 
     def dedupe_losers(self, e: Entity, trimmed: set = frozenset(), placed: set = frozenset()) -> Counter:
         """Bronze rows that lose dedupe: computed from the bronze rows and the dedupe order alone,
