@@ -15,7 +15,8 @@
     kept + replayed = entity; over the loads bronze's retention trimmed (the ledger recorded more
     deliveries than bronze holds) each entity row is matched to a kept delivery or a replayed
     reject, once: a newer delivery of a key replaces the row of a delivery bronze no longer holds,
-    which the ledger, holding no key, still records as kept.
+    which the ledger, holding no key, still records as kept. A type 2 version is counted in the load
+    of its source row's kept delivery (a retry leaves the version's own `_load_id` behind).
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
