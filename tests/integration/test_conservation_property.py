@@ -541,9 +541,10 @@ def check_versions(project, e, where: str) -> list[tuple]:
     for r in rows:
         stamps = [r.pop(c) for c in SNAPSHOT]
         row = tuple(r.values())
-        partition = (row[0], None) if row[0] is not None else (None, row[-3])
+        # the model's partition (pm.Judged.partition): the key, and the source row when it is NULL
+        partition = (row[0], None, None) if row[0] is not None else (None, e.source, row[-3])
         history.setdefault(partition, []).append((row, stamps[2], stamps[3]))
-    member = history.pop((pm.UNKNOWN, None), [])
+    member = history.pop((pm.UNKNOWN, None, None), [])
     assert [(row, to) for row, _, to in member] == [((pm.UNKNOWN, None, None, None, None, None, None, (), True), None)], (
         f"{where}: Unknown member {member}")
     for partition, versions in history.items():
