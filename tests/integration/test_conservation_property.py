@@ -714,7 +714,7 @@ def land_replayed(project, wh, e, due: list[str], where: str):
     must be exactly the source rows the model says, and the model takes their timestamps."""
     known = {d.identity() for d in wh.bronze[e.source]}
     new = [r for r in project.query(f'select _source_row_id, _load_id, _ingested_at from main."{e.source}" '
-                                    f"where _load_id = '{pm.REPLAY}'") if tuple(r) not in known]
+                                    f"where _load_id = '{pm.REPLAY}'") if (e.source, *r) not in known]
     assert sorted(sid for sid, _, _ in new) == due, f"{where}: {e.name} replay re-delivered {new}, the model says {due}"
     wh.land_replayed(e, {sid: ts for sid, _, ts in new})
 
