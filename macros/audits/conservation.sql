@@ -15,7 +15,8 @@
     kept + replayed = entity; over the loads bronze's retention trimmed (the ledger recorded more
     deliveries than bronze holds) each entity row is matched to a kept delivery or a replayed
     reject, once: a newer delivery of a key replaces the row of a delivery bronze no longer holds,
-    which the ledger, holding no key, still records as kept.
+    which the ledger, holding no key, still records as kept. A type 2 version is counted in the load
+    of its source row's kept delivery (a retry leaves the version's own `_load_id` behind).
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
@@ -30,6 +31,25 @@
   select {% if merged %}{{ q('_source') }}{% else %}{{ bloomery.string_literal(names[0]) }}{% endif %} as {{ src }}, {{ srid }}, {{ q('_load_id') }}
   from {{ entity }}
   where {{ srid }} is not null{% if current_only %} and dbt_valid_to is null{% endif %}
+  {%- endset -%}
+  {#- the entity's rows by the load of their kept delivery, for the count by load. A type 2
+      version keeps the `_load_id` it was first written with when its source row is delivered
+      again unchanged (no change to a snapshot), so its load is the one of its source row's kept
+      delivery: its own when the ledger keeps that one, else another kept delivery's (a retry's) -#}
+  {%- set published_by_load -%}
+  {%- if current_only -%}
+  select p.{{ src }}, p.{{ srid }},
+         case when exists (select 1 from {{ model }} as l
+                           where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }}
+                             and l.{{ q('_load_id') }} = p.{{ q('_load_id') }} and l.{{ q('route') }} = 'keep')
+              then p.{{ q('_load_id') }}
+              else coalesce((select max(l.{{ q('_load_id') }}) from {{ model }} as l
+                             where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('route') }} = 'keep'),
+                            p.{{ q('_load_id') }}) end as {{ q('_load_id') }}
+  from ({{ published }}) as p
+  {%- else -%}
+  {{ published }}
+  {%- endif -%}
   {%- endset -%}
 {#- Per load, how many deliveries bronze holds and the ledger recorded, in one full join: a load
     bronze holds more rows of than the ledger (a new load, a late part) is open, its rows matched
@@ -128,12 +148,12 @@ counts as (
     0 as replayed_trimmed,
     {%- endif %}
     (select count(*) from ({{ published }}) as p) as entity_rows,
-    (select count(*) from ({{ published }}) as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as entity_trimmed
+    (select count(*) from ({{ published_by_load }}) as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as entity_trimmed
 ),
 {#- the entity rows of trimmed loads, matched one by one: their count may fall below their kept
     deliveries (a newer delivery replaced one), so a count would not see a duplicate -#}
 trimmed_rows as (
-  select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published }}) as x
+  select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published_by_load }}) as x
   where exists (select 1 from trimmed) and {{ in_trimmed }}
 ),
 violations as (

@@ -3,17 +3,25 @@
     row, but a source row it reached through a key may have other deliveries, under keys it did
     not touch, whose verdicts stand. A build that judged all of bronze (`everything`: a `full` entity, a full
     refresh) replaces the whole ledger but the diverted deliveries bronze no longer holds: their
-    reject rows are still to account for. The ledger is history (`full_refresh: false`) for that. -#}
-{% macro ledger_forget_rejudged(staged, everything=false) -%}
-  {{ return(adapter.dispatch('ledger_forget_rejudged', 'bloomery')(staged, everything or flags.FULL_REFRESH)) }}
+    reject rows are still to account for. The ledger is history (`full_refresh: false`) for that.
+    A type 2 entity (`versions`) also keeps the kept verdicts of the deliveries bronze no longer
+    holds: a snapshot deletes nothing, so their versions stay current until a newer delivery of
+    the key replaces them, and the conservation audit matches them to those verdicts. -#}
+{% macro ledger_forget_rejudged(staged, everything=false, versions=false) -%}
+  {{ return(adapter.dispatch('ledger_forget_rejudged', 'bloomery')(staged, everything or flags.FULL_REFRESH, versions)) }}
 {%- endmacro %}
 
-{% macro default__ledger_forget_rejudged(staged, everything) -%}
+{#- the routes a build that judged all of bronze does not forget, of the deliveries it did not judge -#}
+{% macro _ledger_routes_kept(versions) -%}
+  ('quarantine', 'expired'{% if versions %}, 'keep'{% endif %})
+{%- endmacro %}
+
+{% macro default__ledger_forget_rejudged(staged, everything, versions=false) -%}
   {%- if not is_incremental() -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}
   {%- do bloomery._ledger_add_content() -%}
 delete from {{ this }}
-where {% if everything %}{{ q('route') }} not in ('quarantine', 'expired') or {% endif %}exists (
+where {% if everything %}{{ q('route') }} not in {{ bloomery._ledger_routes_kept(versions) }} or {% endif %}exists (
   select 1 from {{ staged }} as s
   where s.{{ q('_source_row_id') }} = {{ this }}.{{ q('_source_row_id') }}
     and s.{{ q('_load_id') }} = {{ this }}.{{ q('_load_id') }}

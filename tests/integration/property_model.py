@@ -611,9 +611,10 @@ class Warehouse:
                             judged[won[i]].delivery.sid if route == "deduped" else None)
                     for i, (j, route) in enumerate(zip(judged, routes))]
         # (a build that judged all of bronze replaces the whole ledger but the diverted deliveries
-        # bronze no longer holds: their reject rows stay, as history, and are still accounted for)
+        # bronze no longer holds: their reject rows stay, as history, and are still accounted for;
+        # of a type 2 entity the kept ones too: the snapshot keeps their versions current)
         e.ledger = [v for v in e.ledger if (v.source, v.sid, v.load, v.ts) not in judged_ids
-                    and (not everything or v.route == "quarantine")] + verdicts
+                    and (not everything or v.route == "quarantine" or (e.scd2 and v.route == "keep"))] + verdicts
         e.built = True
 
     def blocking_audits(self) -> list[tuple]:

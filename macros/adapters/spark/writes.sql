@@ -55,7 +55,7 @@
 {%- endmacro %}
 
 {#- The ledger's pre-hook: forgetting the re-judged deliveries, as a rewrite without them. -#}
-{% macro spark__ledger_forget_rejudged(staged, everything) -%}
+{% macro spark__ledger_forget_rejudged(staged, everything, versions=false) -%}
   {%- if is_incremental() -%}
     {%- set q = adapter.quote -%}
     {%- set keep -%}
@@ -64,7 +64,7 @@
         on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('_load_id') }} = d.{{ q('_load_id') }}
        and t.{{ q('_ingested_at') }} = d.{{ q('_ingested_at') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
       {%- if everything %}
-      where t.{{ q('route') }} in ('quarantine', 'expired')
+      where t.{{ q('route') }} in {{ bloomery._ledger_routes_kept(versions) }}
       {%- endif %}
     {%- endset -%}
     {%- do bloomery._spark_rewrite(this, keep) -%}

@@ -73,7 +73,10 @@ def _ledger_sql(entity: Entity) -> str:
     # judged deliveries are history, as the reject table is: a full refresh must not forget the
     # diverted deliveries bronze no longer holds (their reject rows are still accounted for)
     everything = ", true" if entity.materialization == "full" else ""
-    forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + ") }}"
+    # a type 2 entity's snapshot deletes nothing: the kept verdicts of deliveries bronze no longer
+    # holds stay too, matched to the versions they left current (docs/design.md, "Bronze retention")
+    versions = ", versions=true" if entity.scd == "type2" else ""
+    forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + versions + ") }}"
     config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
                      full_refresh=False, pre_hook=[forget], post_hook=[STATISTICS], tags=_tags(name))
     return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
