@@ -543,9 +543,10 @@ def check_versions(project, e, where: str) -> list[tuple]:
     for r in rows:
         stamps = [r.pop(c) for c in SNAPSHOT]
         row = tuple(r.values())
-        partition = (row[0], None) if row[0] is not None else (None, row[-3])
+        # the model's partition (Judged.partition): the key, and the source row for a NULL key
+        partition = (row[0],) + ((None, None) if row[0] is not None else (e.source, row[-3]))
         history.setdefault(partition, []).append((row, stamps[2], stamps[3]))
-    member = history.pop((pm.UNKNOWN, None), [])
+    member = history.pop((pm.UNKNOWN, None, None), [])
     assert [(row, to) for row, _, to in member] == [((pm.UNKNOWN, None, None, None, None, None, None, (), True), None)], (
         f"{where}: Unknown member {member}")
     for partition, versions in history.items():
@@ -553,8 +554,8 @@ def check_versions(project, e, where: str) -> list[tuple]:
             assert to == since, f"{where}: {e.name} {partition}: a version closed at {to}, its successor made at {since}"
     got = {p: [(row, to is None) for row, _, to in v] for p, v in history.items()}
     want = {p: [(version_row(j), n == len(h) - 1) for n, j in enumerate(h)] for p, h in e.versions.items()}
-    assert got == want, (f"{where}: {e.name} versions\n  missing {sorted((p, v) for p, v in want.items() if got.get(p) != v)}"
-                         f"\n  unexpected {sorted((p, v) for p, v in got.items() if want.get(p) != v)}")
+    assert got == want, (f"{where}: {e.name} versions\n  missing {sorted(((p, v) for p, v in want.items() if got.get(p) != v), key=repr)}"
+                         f"\n  unexpected {sorted(((p, v) for p, v in got.items() if want.get(p) != v), key=repr)}")
     current = {row[-3] for v in history.values() for row, _, to in v if to is None}
     kept = read(project, f'select _source_row_id, _load_id, _ingested_at from main."{e.name}__ledger" where route = \'keep\'')
     return [(None, r["_load_id"], r["_ingested_at"], r["_source_row_id"], None, None) for r in kept
