@@ -118,10 +118,16 @@ def _audits(entity: Entity) -> tuple[list, list, list]:
         # are both published. Read on the entity as published (earlier incremental runs included).
         # A type 2 entity ranks its versions by delivery order instead, so its snapshot holds one
         # current version per key by construction: the audit stays, as the guard of that snapshot.
+        # Its delivery order ranks a NULL key per source row (each such row its own group, as
+        # under dedupe:), and its snapshot versions each such row apart (yaml_data._version_key):
+        # the audit tells those rows apart by the identity of the source row too.
+        versions = entity.scd == "type2" and entity.metadata
         kept.append(_test("bloomery.bloomery_key_unique", f"{name}_key_unique",
                           "Blocking: no key is held by two rows" + (" among current versions" if entity.scd == "type2"
                                                                      else "") + " (the entity declares no dedupe:).",
-                          key=entity.identity_key, current_only=entity.scd == "type2"))
+                          key=entity.identity_key, current_only=entity.scd == "type2",
+                          **({"null_key_rows": (["_source"] if _merged(entity) else []) + ["_source_row_id"]}
+                             if versions else {})))
     return staged, kept, ledger
 
 

@@ -33,23 +33,27 @@ class Dialect:
 #   flags                 shape of `_quality_flags` / `failed_rules`: an array type or a comma string
 #   identifier_quote      the character dbt's adapter.quote wraps a name in, for the few places
 #                         where dbt reads a name from YAML without quoting it (snapshot keys)
+#   string_type           the engine's text type, for the one expression dbt reads from YAML
+#                         (a type 2 snapshot's version key); the macros' `type_names` spell it too
 #   rewrites              how rows already written change: "dml" (DELETE / UPDATE / MERGE) or
 #                         "rebuild" (rewrites through insert overwrite)
 DIALECTS: dict[str, Dialect] = {d.name: d for d in [
     # ISO SQL (the package's default__ macros): NORMALIZE, but no NULL-on-failure cast
     Dialect("default", None, {"null_on_failure_cast": None, "nfc_normalize": "NORMALIZE", "snapshots": True,
-                              "flags": "array", "rewrites": "dml", "identifier_quote": '"'}),
+                              "flags": "array", "rewrites": "dml", "identifier_quote": '"',
+                              "string_type": "varchar"}),
     Dialect("duckdb", "default", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "NFC_NORMALIZE"}, sqlglot="duckdb"),
-    Dialect("postgres", "default", {"null_on_failure_cast": "pg_input_is_valid guard"}, sqlglot="postgres"),
-    Dialect("redshift", "postgres", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": None, "flags": "comma string"},
+    Dialect("postgres", "default", {"null_on_failure_cast": "pg_input_is_valid guard", "string_type": "text"}, sqlglot="postgres"),
+    Dialect("redshift", "postgres", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": None, "flags": "comma string",
+                                         "string_type": "varchar(65535)"},
             sqlglot="redshift"),
     Dialect("trino", "default", {"null_on_failure_cast": "TRY_CAST"}, sqlglot="trino"),
     Dialect("snowflake", "default", {"null_on_failure_cast": "TRY_CAST over VARCHAR", "nfc_normalize": None},
             sqlglot="snowflake"),
-    Dialect("bigquery", "default", {"null_on_failure_cast": "SAFE_CAST", "identifier_quote": "`"}, sqlglot="bigquery"),
+    Dialect("bigquery", "default", {"null_on_failure_cast": "SAFE_CAST", "identifier_quote": "`", "string_type": "string"}, sqlglot="bigquery"),
     # open-source Spark on parquet: no DML, no snapshot (dbt-spark snapshots need Delta)
     Dialect("spark", "default", {"null_on_failure_cast": "TRY_CAST", "nfc_normalize": "ICU4J through reflect()", "snapshots": False, "rewrites": "rebuild",
-                                 "identifier_quote": "`"},
+                                 "identifier_quote": "`", "string_type": "string"},
             sqlglot="spark"),
     # Delta tables: DML and snapshots; reflect() is not open to SQL warehouses
     Dialect("databricks", "spark", {"nfc_normalize": None, "snapshots": True, "rewrites": "dml"},

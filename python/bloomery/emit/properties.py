@@ -13,7 +13,7 @@ from ..resolve.ir import Entity
 from ..vocabulary import METADATA, UNKNOWN_MEMBER
 from .audits import _attach_asserts, _audits, _tagged, _user_test
 from .nodes import YAML_HEADER, _entity_tags, _grants, _merged
-from .yaml_data import _data, _prose, _quoted_name, _user_config
+from .yaml_data import _data, _prose, _quoted_name, _user_config, _version_key
 
 
 def _sources_yaml(project: ProjectIR) -> str:
@@ -100,7 +100,7 @@ def _entity_yaml(entity: Entity) -> str:
             "name": name,
             "description": kept_model["description"] + " History kept by dbt (type 2): dbt_valid_from / dbt_valid_to.",
             "relation": f"ref('{name}__kept')",
-            "config": {"unique_key": _quoted_name(entity.key[0]), "strategy": "check",
+            "config": {"unique_key": _version_key(entity), "strategy": "check",
                        "check_cols": [_quoted_name(c.name) for c in entity.columns] + ["_quality_flags"]
                                      # a version names the source row it came from: a key delivered
                                      # again unchanged under a new source row is a new version, so

@@ -52,6 +52,29 @@ def _quoted_name(name: str) -> str:
     return "{{ " + mark + " ~ " + literal(name) + " ~ " + mark + " }}"
 
 
+def _version_key(entity) -> str:
+    """A type 2 snapshot's `unique_key`: the SQL expression dbt versions rows by, evaluated on the
+    `__kept` rows and on the snapshot's current versions alike (so it adds no column to the entity).
+    dbt matches a row to its current version with `=`, which a NULL key never satisfies: a kept
+    row whose key is NULL would be inserted again as another current version by every build that
+    feeds it. A NULL key is its own dedupe group per source row (docs/design.md, "Type 2
+    versions"), so it is its own version chain per source row: the expression is the key, as
+    text, for a key and the source row's identity (with `_source` on a merged entity) for a NULL
+    one, each behind its own tag so no key can equal a source row. Without ingestion metadata a
+    row has no identity to name, and the key is the key."""
+    key = _quoted_name(entity.key[0])
+    if not entity.metadata:
+        return key
+    types = {n: capabilities(n)["string_type"] for n in sorted(DIALECTS) if n != "default"}
+    text = "{{ " + literal(types) + ".get(target.type, " + literal(capabilities("default")["string_type"]) + ") }}"
+    row = f"cast({_quoted_name('_source_row_id')} as {text})"
+    if len(entity.mappings) > 1:
+        # `_source` and `_source_row_id` identify the row; the length keeps the pair unambiguous
+        source = _quoted_name("_source")
+        row = f"cast(length({source}) as {text}) || ':' || {source} || {row}"
+    return f"case when {key} is null then 'r' || {row} else 'k' || cast({key} as {text}) end"
+
+
 def _prose(text: str) -> str:
     """Spec prose for a YAML description. dbt renders descriptions as Jinja: text that could open
     a tag goes in as one Jinja string literal (tag characters escaped), which renders back to

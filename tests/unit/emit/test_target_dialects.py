@@ -100,3 +100,21 @@ def test_cli_refuses_before_writing(tmp_path, capsys):
     assert "mapping_products.yaml:" in err and "UnsupportedByTarget" in err and "nothing was written" in err
     assert not out.exists() or not any(out.iterdir())
     assert main(["compile", "--specs", str(CATALOGUE), "--out", str(out), "--target-dialect", "spark"]) == 0
+
+
+def test_the_string_type_is_the_one_the_macros_name():
+    """A type 2 snapshot's version key casts to `string_type`, which the YAML picks by target type
+    (no adapter there): it must be the text type the engine's `type_names` macro spells, as the
+    dispatch falls back (an engine without its own macro uses its parent's)."""
+    import re
+    macros = VALID.parents[2] / "macros"
+    spelled = {}
+    for path in macros.rglob("*.sql"):
+        for engine, body in re.findall(r"macro (\w+)__type_names\(\) -%}\s*\{\{ return\((\{.*?\})\)", path.read_text(), re.S):
+            spelled[engine] = re.search(r"'string': '([^']+)'", body).group(1)
+    assert "default" in spelled and "postgres" in spelled
+    for name in DIALECTS:
+        engine = name
+        while engine not in spelled:
+            engine = DIALECTS[engine].parent
+        assert capabilities(name)["string_type"] == spelled[engine], name
