@@ -186,3 +186,103 @@ def test_the_held_reject_comes_back_when_its_key_is_free(history):
     assert [r for r in history["replay 2"] if r[0] == "K1"] == [("K1", 500, "r-1")], history["replay 2"]
     assert history["rejects 2"]["r-1"][1] is True
     assert history["rejects 2"]["r-2"][1] is False
+
+
+# --- second history: a merged type 2 entity and a type 2 entity whose loads are deleted ---------
+
+MODEL2 = """\
+spec_version: 1
+entities:
+  mt2:
+    grain: one row per product and validity interval
+    materialization: full
+    key: [sku]
+    scd: type2
+    fields: {sku: {type: string}, value: {type: int}}
+    quarantine: {retention: 365d}
+    dedupe: {keep: latest_by, field: _ingested_at, tie_break: [_load_id]}
+  mt3:
+    grain: one row per product and validity interval
+    materialization: full
+    key: [sku]
+    scd: type2
+    fields: {sku: {type: string}, value: {type: int}}
+    quarantine: {retention: 365d}
+  del2:
+    grain: one row per product and validity interval
+    materialization: incremental_by_key
+    key: [sku]
+    scd: type2
+    fields: {sku: {type: string}, value: {type: int}}
+    quarantine: {retention: 365d}
+"""
+
+
+def _mapping2(source, target):
+    return (f"mapping_version: 1\nsource: {source}\ntarget: {target}\nkey: {{sku: {{from: \"$.id\"}}}}\n"
+            "fields:\n  value: {from: \"$.value\", transform: [to_int], quality: [{rule: range, max: 100, on_fail: quarantine}]}\n"
+            'unmapped: ["$._load_id", "$._ingested_at", "$._source_row_id"]\n')
+
+
+def _current(project, name):
+    extra = "_source, " if name.startswith("mt") else ""
+    return sorted(_rows(project, f"select {extra}sku, value, _source_row_id from main.{name} where dbt_valid_to is null"),
+                  key=repr)
+
+
+@pytest.fixture(scope="module")
+def history2(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("redteam38b")
+    files = {"model.yaml": MODEL2, "a.yaml": _mapping2("erp__a", "mt2"), "b.yaml": _mapping2("erp__b", "mt2"),
+             "d.yaml": _mapping2("erp__d", "del2"),
+             "a3.yaml": _mapping2("erp__a3", "mt3"), "b3.yaml": _mapping2("erp__b3", "mt3")}
+    project = DuckProject(tmp, specs_folder(tmp, files))
+    seen = {}
+    # one source row id in two relations, a NULL key in each; a key in each relation
+    project.write_bronze("erp__a", COLUMNS, [(None, "1", *L1, "x-1"), ("A1", "2", *L1, "a-2")])
+    project.write_bronze("erp__b", COLUMNS, [(None, "3", *L1, "x-1"), ("B1", "4", *L1, "b-2")])
+    project.write_bronze("erp__d", COLUMNS, [("D1", "1", *L1, "d-1"), (None, "2", *L1, "d-2"), ("D3", "500", *L1, "d-3")])
+    project.write_bronze("erp__a3", COLUMNS, [(None, "1", *L1, "x-1"), ("A1", "2", *L1, "a-2")])
+    project.write_bronze("erp__b3", COLUMNS, [(None, "3", *L1, "x-1"), ("B1", "4", *L1, "b-2")])
+    assert project.compile() == 0
+    seen["build 1"] = project.dbt("build", check=False)
+    seen["mt2 1"] = _current(project, "mt2")
+    # load 2: the NULL keys change; D1 delivered again by another source row
+    project.write_bronze("erp__a", COLUMNS, [(None, "5", *L2, "x-1")], append=True)
+    project.write_bronze("erp__b", COLUMNS, [(None, "6", *L2, "x-1")], append=True)
+    project.write_bronze("erp__d", COLUMNS, [("D1", "7", *L2, "d-4")], append=True)
+    project.write_bronze("erp__a3", COLUMNS, [(None, "5", *L2, "x-1")], append=True)
+    project.write_bronze("erp__b3", COLUMNS, [(None, "6", *L2, "x-1")], append=True)
+    seen["build 2"] = project.dbt("build", check=False)
+    seen["mt2 2"] = _current(project, "mt2")
+    seen["del2 2"] = _current(project, "del2")
+    seen["mt3 2"] = _current(project, "mt3")
+    # load 1 deleted from bronze (retention), then a build, a full refresh, l1 delivered again
+    project.execute("delete from main.erp__d where _load_id = 'l1'")
+    seen["build 3"] = project.dbt("build", check=False)
+    seen["del2 3"] = _current(project, "del2")
+    seen["build 4"] = project.dbt("build", "--full-refresh", check=False)
+    seen["del2 4"] = _current(project, "del2")
+    project.write_bronze("erp__d", COLUMNS, [("D1", "1", *L1, "d-1"), (None, "2", *L1, "d-2"), ("D3", "500", *L1, "d-3")],
+                         append=True)
+    seen["build 5"] = project.dbt("build", check=False)
+    seen["del2 5"] = _current(project, "del2")
+    return seen
+
+
+def test_merged_type2_null_keys_of_one_row_id_in_two_relations_are_two_chains(history2):
+    for label in ("build 1", "build 2"):
+        _passes(history2[label], "mt2_conservation", "mt3_conservation", "mt3_key_unique", "mt3_source_collision")
+    for name in ("mt2", "mt3"):
+        a, b = ("erp__a", "erp__b") if name == "mt2" else ("erp__a3", "erp__b3")
+        assert history2[f"{name} 2"] == sorted([(a, "A1", 2, "a-2"), (b, "B1", 4, "b-2"),
+                                                (a, None, 5, "x-1"), (b, None, 6, "x-1")], key=repr), history2[f"{name} 2"]
+
+
+def test_type2_through_deleted_loads_full_refresh_and_redelivery(history2):
+    for label in ("build 1", "build 2", "build 3", "build 4", "build 5"):
+        _passes(history2[label], "del2_conservation", "del2_key_unique", "del2_ingestion_metadata")
+    want = sorted([("D1", 7, "d-4"), (None, 2, "d-2")], key=repr)
+    assert history2["del2 2"] == want
+    assert history2["del2 3"] == want
+    assert history2["del2 5"] == want
