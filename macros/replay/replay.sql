@@ -231,17 +231,28 @@
 
 {#- Whether a replay candidate `j`'s key is held by another row: an entity row (`kept`, as `i`) or
     another passing candidate (`judged`, as `o`) of another source row. `any_relation`: 'true' for
-    any other row, 'false' for another bronze relation's only. -#}
+    any other row, 'false' for another bronze relation's only. Keys compare as `key_unique` groups
+    them, NULL parts alike; a key with a NULL part is looked up among the rows with one, so the
+    common case stays an equi-join. -#}
 {% macro _replay_key_taken(kept, judged, key, incumbent_source, any_relation) -%}
   {%- set q = adapter.quote -%}
-  {%- set same_key_i, same_key_o = [], [] -%}
-  {%- for k in key %}{% do same_key_i.append('i.' ~ q(k) ~ ' = j.' ~ q(k)) %}{% do same_key_o.append('o.' ~ q(k) ~ ' = j.' ~ q(k)) %}{% endfor -%}
-  (exists (select 1 from {{ kept }} as i
-           where {{ same_key_i | join(' and ') }}
-             and ({{ incumbent_source }} <> j.{{ q('_bloomery_source') }}
-                  {%- if any_relation == 'true' %} or i.{{ q('_source_row_id') }} <> j.{{ q('_source_row_id') }}{% endif %}))
-   or exists (select 1 from {{ judged }} as o
-              where o.{{ q('_bloomery_route') }} = 'keep' and {{ same_key_o | join(' and ') }}
-                and (o.{{ q('_bloomery_source') }} <> j.{{ q('_bloomery_source') }}
-                     {%- if any_relation == 'true' %} or o.{{ q('_source_row_id') }} <> j.{{ q('_source_row_id') }}{% endif %})))
+  {%- set ns = namespace(out=[]) -%}
+  {%- for side, relation, filter, source in [('i', kept, none, incumbent_source),
+                                             ('o', judged, 'o.' ~ q('_bloomery_route') ~ " = 'keep'", 'o.' ~ q('_bloomery_source'))] -%}
+    {%- set other -%}
+      ({{ source }} <> j.{{ q('_bloomery_source') }}{% if any_relation == 'true' %} or {{ side }}.{{ q('_source_row_id') }} <> j.{{ q('_source_row_id') }}{% endif %})
+    {%- endset -%}
+    {%- set equal, same, j_null, s_null = [], [], [], [] -%}
+    {%- for k in key -%}
+      {%- do equal.append(side ~ '.' ~ q(k) ~ ' = j.' ~ q(k)) -%}
+      {%- do same.append(side ~ '.' ~ q(k) ~ ' is not distinct from j.' ~ q(k)) -%}
+      {%- do j_null.append('j.' ~ q(k) ~ ' is null') -%}
+      {%- do s_null.append(side ~ '.' ~ q(k) ~ ' is null') -%}
+    {%- endfor -%}
+    {%- set where = ([filter] if filter else []) -%}
+    {%- do ns.out.append('exists (select 1 from ' ~ relation ~ ' as ' ~ side ~ ' where ' ~ (where + equal + [other]) | join(' and ') ~ ')') -%}
+    {%- do ns.out.append('((' ~ j_null | join(' or ') ~ ') and exists (select 1 from ' ~ relation ~ ' as ' ~ side ~ ' where '
+                          ~ (where + ['(' ~ s_null | join(' or ') ~ ')'] + same + [other]) | join(' and ') ~ '))') -%}
+  {%- endfor -%}
+  ({{ ns.out | join('\n   or ') }})
 {%- endmacro %}
