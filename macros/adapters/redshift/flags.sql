@@ -15,3 +15,10 @@
 {%- endmacro %}
 
 {% macro redshift__flags_text(expr) -%}{{ expr }}{%- endmacro %}
+
+{#- Two comma lists one after the other (postgres__flags_concat's array_cat, which Redshift
+    would inherit, has no array to work on); a comma only between two non-empty lists. -#}
+{% macro redshift__flags_concat(left, right) -%}
+  {{ return("(case when " ~ left ~ " = '' then " ~ right ~ " when " ~ right ~ " = '' then " ~ left
+            ~ " else " ~ left ~ " || ',' || " ~ right ~ " end)") }}
+{%- endmacro %}
