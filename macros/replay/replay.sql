@@ -115,31 +115,30 @@
       select j.*,
         case
           when j.{{ q('_bloomery_route') }} = 'quarantine' then 'failing'
+          {%- if collide and merged %}
+          when {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'false') }} then 'source_collision'
+          {%- endif %}
           {%- if collide %}
-          when {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'true') }} then 'collision'
+          when {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'true') }} then 'key_unique'
           {%- endif %}
           when r.{{ q('_bloomery_contest_rank') }} = 1 then 'admit'
           else 'superseded'
-        end as {{ q('_bloomery_outcome') }},
-        {%- if collide %}
-        {#- which audit the admission would fail: another relation's row, or another row of its own -#}
-        {{ bloomery._replay_key_taken(kept, judged, key, incumbent_source, 'false') }} as {{ q('_bloomery_taken_across') }}
-        {%- else %}
-        false as {{ q('_bloomery_taken_across') }}
-        {%- endif %}
+        end as {{ q('_bloomery_verdict') }}
       from {{ judged }} as j
       join ranked as r
         on r.{{ q('_bloomery_side') }} = 'candidate' and r.{{ q('_source_row_id') }} = j.{{ q('_source_row_id') }}
        and r.{{ q('_bloomery_source') }} = j.{{ q('_bloomery_source') }}
     )
     select {% for c in judged_cols %}{{ q(c) }}, {% endfor %}
-      {#- a collision is recorded with the rules the row fires now (flag ones included), first in order -#}
-      case when {{ q('_bloomery_outcome') }} = 'collision' and {{ q('_bloomery_taken_across') }}
+      {#- a collision is recorded with the audit it would fail, then the rules the row fires now
+          (flag ones included); replay_apply knows it as one outcome, `collision` -#}
+      case when {{ q('_bloomery_verdict') }} = 'source_collision'
         then {{ bloomery.flags_concat(bloomery.flag_list([['(source_collision)', 'true']]), q('_quality_flags')) }}
-        when {{ q('_bloomery_outcome') }} = 'collision'
+        when {{ q('_bloomery_verdict') }} = 'key_unique'
         then {{ bloomery.flags_concat(bloomery.flag_list([['(key_unique)', 'true']]), q('_quality_flags')) }}
         else {{ q('_quality_flags') }} end as {{ q('_quality_flags') }},
-      {{ q('_bloomery_outcome') }}
+      case when {{ q('_bloomery_verdict') }} in ('source_collision', 'key_unique') then 'collision'
+        else {{ q('_bloomery_verdict') }} end as {{ q('_bloomery_outcome') }}
     from decided
   {%- endset -%}
   {%- call statement('replay_outcome') -%}
