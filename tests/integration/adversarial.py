@@ -302,11 +302,11 @@ def build_cases(make_project, cases: list[Case], verdicts: dict[str, Verdict]) -
             continue
         result = project.dbt("build", check=False)
         leaked = leaks(project, group)
-        os.environ.update(project._env())
-        s_text = cli("summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                     "--target", project.target)[1]
-        s_json = cli("summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
-                     "--target", project.target, "--format", "json")[1]
+        with project._invocation():
+            s_text = cli("summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                         "--target", project.target)[1]
+            s_json = cli("summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
+                         "--target", project.target, "--format", "json")[1]
         for c in group:
             out[c.id] = Outcome(project, result, leaked, summary_text=s_text, summary_json=s_json)
     return out

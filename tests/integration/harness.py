@@ -10,6 +10,7 @@ its own on the session's server (the `pg_server` fixture in conftest.py).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import itertools
@@ -17,6 +18,8 @@ import json
 import os
 import re
 import shutil
+import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,15 +81,41 @@ class _Project(Warehouse):
 
     def __init__(self, tmp: Path, specs: Path | None = None):
         self.dir = tmp / "project"
-        shutil.copytree(INTEGRATION, self.dir, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
-        # the package itself is installed with `local:`; point it at the checkout under test
-        (self.dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
-        # a clean checkout has no models/ (git keeps no empty folder); a user's project has one
-        (self.dir / "models").mkdir(exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        template = _template(self)
+        # the template's project with its packages installed and dbt's partial-parse state, so the
+        # first invocation parses only what the test adds (its compiled models), as a user's
+        # second run does; the rest of `target/` (and `logs/`) starts empty, as in a fresh copy
+        shutil.copytree(template, self.dir, symlinks=True, ignore=lambda d, names: (
+            [n for n in names if n != _PARTIAL_PARSE] if Path(d).name == "target" else
+            ["logs"] if Path(d) == template else []))
+        self._deps_for = (self.dir / "packages.yml").read_text()
         if specs is not None:
             shutil.rmtree(self.dir / "specs")
             shutil.copytree(specs, self.dir / "specs")
-        self.deps_done = False
+
+    @property
+    def deps_done(self) -> bool:
+        """`dbt deps` has installed what packages.yml says now (a test may change it)."""
+        return self._deps_for == (self.dir / "packages.yml").read_text()
+
+    @deps_done.setter
+    def deps_done(self, done: bool):
+        self._deps_for = (self.dir / "packages.yml").read_text() if done else None
+
+    def _prepare(self, project_dir: Path) -> None:
+        """What this engine's copy of the project changes before its first invocation (per engine)."""
+
+    def _template_key(self) -> tuple:
+        """What dbt's partial-parse state depends on beyond the files: the target and its
+        connection settings (dbt parses everything again when they differ)."""
+        return (self.target,)
+
+    @contextlib.contextmanager
+    def _invocation(self):
+        """The environment (and, per engine, the folder) a dbt or bloomery invocation runs in."""
+        os.environ.update(self._env())
+        yield
 
     def _env(self) -> dict[str, str]:
         raise NotImplementedError
@@ -119,15 +148,49 @@ class _Project(Warehouse):
                               "--out", str(self.dir / "models" / "bloomery")])
 
     def dbt(self, *args: str, check: bool = True) -> DbtResult:
-        from dbt.cli.main import dbtRunner
         if not self.deps_done and args[0] != "deps":
             self.dbt("deps")
+        if args[0] == "deps":
             self.deps_done = True
-        os.environ.update(self._env())
-        extra = [] if args[0] == "deps" else ["--target-path", str(self.dir / "target"), "--target", self.target]
-        res = dbtRunner().invoke([*args, "--project-dir", str(self.dir), "--profiles-dir", str(self.dir),
-                                  "--log-path", str(self.dir / "logs"), *extra])
+        with self._invocation():
+            res = _invoke(self.dir, self.target, args)
         return dbt_result(args, res, check)
+
+
+def _invoke(project_dir: Path, target: str, args) -> object:
+    from dbt.cli.main import dbtRunner
+    extra = [] if args[0] == "deps" else ["--target-path", str(project_dir / "target"), "--target", target]
+    return dbtRunner().invoke([*args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir),
+                               "--log-path", str(project_dir / "logs"), *extra])
+
+
+# One template per process and template key: `integration_tests/` copied, `dbt deps` and `dbt parse`
+# run once; every project starts as a copy of it. Parsing the package's macros costs seconds per
+# project, and dbt keeps its parse (`target/partial_parse.msgpack`) valid only for the same target
+# and connection settings: hence a relative DuckDB path, and database names reused (PgProject).
+_PARTIAL_PARSE = "partial_parse.msgpack"
+_templates: dict[tuple, Path] = {}
+
+
+def _template(project: "_Project") -> Path:
+    key = project._template_key()
+    if key not in _templates:
+        home = Path(tempfile.mkdtemp(prefix="bloomery-template-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        folder = home / "project"
+        shutil.copytree(INTEGRATION, folder, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
+        # the package itself is installed with `local:`; point it at the checkout under test
+        (folder / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+        # a clean checkout has no models/ (git keeps no empty folder); a user's project has one
+        (folder / "models").mkdir(exist_ok=True)
+        project._prepare(folder)
+        with project._invocation():
+            for args in (["deps"], ["parse", "--no-write-json"]):
+                res = _invoke(folder, project.target, args)
+                assert res.success, f"the template project: dbt {args[0]} failed: {res.exception}"
+        shutil.rmtree(folder / "logs", ignore_errors=True)
+        _templates[key] = folder
+    return _templates[key]
 
 
 def dbt_result(args, res, check: bool, messages: bool = False) -> DbtResult:
@@ -154,13 +217,33 @@ def dbt_result(args, res, check: bool, messages: bool = False) -> DbtResult:
 
 class DuckProject(_Project):
     engine = target = "duckdb"
+    _last_invoked = None    # the folder of the project whose database dbt-duckdb last opened
 
     def __init__(self, tmp: Path, specs: Path | None = None):
-        super().__init__(tmp, specs)
         self.db_path = tmp / "warehouse.duckdb"
+        super().__init__(tmp, specs)
 
     def _env(self):
         return {"BLOOMERY_DUCKDB_PATH": str(self.db_path)}
+
+    @contextlib.contextmanager
+    def _invocation(self):
+        """dbt runs in the warehouse's folder with the profile's path relative to it (as a user
+        runs dbt beside a `dev.duckdb`), so every project's connection settings, and with them
+        dbt's partial-parse state, are the template's."""
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+        if DuckProject._last_invoked != self.db_path:
+            # dbt-duckdb keeps one environment per process while the settings are equal: the
+            # previous project's (left open by an invocation that failed) is not this database
+            DuckDBConnectionManager._ENV = None
+            DuckProject._last_invoked = self.db_path
+        os.environ.update(self._env())
+        os.environ["BLOOMERY_DUCKDB_PATH"] = self.db_path.name
+        try:
+            with contextlib.chdir(self.db_path.parent):
+                yield
+        finally:
+            os.environ.update(self._env())
 
     # -- bronze ---------------------------------------------------------------------------------
     def connect(self):
@@ -182,7 +265,21 @@ def load_logs(project: _Project) -> str:
     return (project.dir / "logs" / "dbt.log").read_text()
 
 
-_databases = itertools.count()
+class Names:
+    """Names of per-project warehouse objects (a PostgreSQL database, a Spark schema), each held
+    while its project lives and then given to the next: the connection settings stay those of
+    a template whose parse is reused (_template)."""
+
+    def __init__(self):
+        self._held: "weakref.WeakValueDictionary[str, object]" = weakref.WeakValueDictionary()
+
+    def take(self, holder: object, pattern: str) -> str:
+        name = next(pattern.format(n) for n in itertools.count() if pattern.format(n) not in self._held)
+        self._held[name] = holder
+        return name
+
+
+_databases = Names()
 
 
 class PgProject(_Project):
@@ -192,11 +289,14 @@ class PgProject(_Project):
     text = "text"
 
     def __init__(self, tmp: Path, settings, specs: Path | None = None):
-        super().__init__(tmp, specs)
         self.settings = settings
-        self.dbname = f"bloomery_{next(_databases)}_{os.getpid()}"
+        self.dbname = _databases.take(self, f"bloomery_{{}}_{os.getpid()}")
         settings.create_database(self.dbname)
+        super().__init__(tmp, specs)
         self.execute("create schema if not exists main")
+
+    def _template_key(self):
+        return (self.target, self.dbname)
 
     def _env(self):
         return self.settings.env(self.dbname)
@@ -267,9 +367,8 @@ def engine_error(engine: str) -> type:
 
 def summary(project: _Project, *args: str) -> tuple[int, str]:
     """`bloomery summary` on the project, in process: (exit status, what it printed)."""
-    os.environ.update(project._env())
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with project._invocation(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = bloomery_main(["summary", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
                               "--target", project.target, *args])
     assert code in (0, 4), (code, err.getvalue())
@@ -284,9 +383,8 @@ def summary_json(project: _Project, *args: str) -> tuple[int, dict]:
 def report(project: _Project, out: Path, *args: str) -> tuple[int, str]:
     """`bloomery report` on the project, in process, writing the page to `out`: (exit status, what
     it said on stderr)."""
-    os.environ.update(project._env())
     err = io.StringIO()
-    with contextlib.redirect_stderr(err):
+    with project._invocation(), contextlib.redirect_stderr(err):
         code = bloomery_main(["report", "--project-dir", str(project.dir), "--profiles-dir", str(project.dir),
                               "--target", project.target, *args, "--out", str(out)])
     return code, err.getvalue()

@@ -13,7 +13,6 @@ project's schema.
 from __future__ import annotations
 
 import atexit
-import itertools
 import os
 import shutil
 import tempfile
@@ -22,10 +21,10 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from .harness import _Project
+from .harness import Names, _Project
 
 _session = None
-_schemas = itertools.count()
+_schemas = Names()
 
 
 def session():
@@ -90,11 +89,19 @@ class SparkProject(_Project):
     engine = target = "spark"
 
     def __init__(self, tmp: Path, specs: Path | None = None):
-        super().__init__(tmp, specs)
-        _without_acl(self.dir)
-        self.schema = f"bloomery_{next(_schemas)}_{os.getpid()}"
         self.spark = session()
-        self.spark.sql(f"create schema if not exists `{self.schema}`")
+        # a schema a project no longer alive held is dropped and made again: the name stays the
+        # template's, and with it dbt's parse (harness._template)
+        self.schema = _schemas.take(self, f"bloomery_{{}}_{os.getpid()}")
+        self.spark.sql(f"drop schema if exists `{self.schema}` cascade")
+        self.spark.sql(f"create schema `{self.schema}`")
+        super().__init__(tmp, specs)
+
+    def _prepare(self, project_dir: Path) -> None:
+        _without_acl(project_dir)
+
+    def _template_key(self):
+        return (self.target, self.schema)
 
     def _env(self):
         return {"BLOOMERY_SPARK_SCHEMA": self.schema}
