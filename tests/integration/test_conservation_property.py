@@ -72,9 +72,10 @@ Examples are derandomized (the same ones on every run). A failing example is kep
 property_regressions.json (its "steps", its "mix" when not "incremental", its "tree" when not
 "base") and replayed first,
 on both engines, forever; while its bug is open it carries "open" and must fail.
-BLOOMERY_PROPERTY_EXAMPLES overrides the number of generated examples on DuckDB (200 by default),
-BLOOMERY_PROPERTY_EXAMPLES_PG on PostgreSQL (50 by default); 0 replays the regressions alone. Each engine's tests carry its mark:
-`-m duckdb` runs DuckDB's alone.
+BLOOMERY_PROPERTY_EXAMPLES overrides the number of generated examples on DuckDB (200 by default,
+half here and half in test_conservation_property_shares.py, so two workers share them),
+BLOOMERY_PROPERTY_EXAMPLES_PG on PostgreSQL (50 by default, test_conservation_property_postgres.py);
+0 replays the regressions alone. Each engine's tests carry its mark: `-m duckdb` runs DuckDB's alone.
 """
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, note, settings
+from hypothesis import HealthCheck, Phase, example, given, note, seed, settings
 from hypothesis import strategies as st
 
 from bloomery.cli import main as bloomery_main
@@ -153,24 +154,36 @@ def compiled_as(specs: Path, tmp: Path, mix: str, tree: str):
             "(python/bloomery/resolve/ir.py: materialization)")
 
 
-@pytest.fixture(scope="module", params=[pytest.param("duckdb", marks=pytest.mark.duckdb),
-                                        pytest.param("postgres", marks=pytest.mark.postgres)])
-def project(request, tmp_path_factory):
-    """The reused project on each engine in turn: every test below runs on both. One parsed
-    manifest per spec variant and mix, so a scenario switches between them without parsing."""
-    tmp = tmp_path_factory.mktemp(f"property_{request.param}")
-    variants = {}
-    for tree in pm.TREES:
-        for mix in pm.mixes(tree):
-            for variant in ("base", "wide"):
-                variants[manifest(variant, mix, tree)] = spec_tree(tmp, variant, mix, tree)
-            compiled_as(variants[manifest("base", mix, tree)], tmp, mix, tree)
-    if request.param == "duckdb":
-        project = ReusedDuckProject(tmp, variants)
-    else:
-        project = ReusedPgProject(tmp, request.getfixturevalue("pg_server"), variants)
-    yield project
-    project.close()
+def project_fixture(engine: str):
+    """The module's reused project on `engine`. One parsed manifest per spec variant and mix, so a
+    scenario switches between them without parsing. The property runs in three modules, each on one
+    pytest-xdist worker at most (`--dist loadfile`): this one (DuckDB, the first share of its
+    examples, and the idempotence tests), test_conservation_property_shares.py (DuckDB's second
+    share) and test_conservation_property_postgres.py (PostgreSQL, every test here)."""
+    mark = pytest.mark.duckdb if engine == "duckdb" else pytest.mark.postgres
+
+    @pytest.fixture(scope="module", params=[pytest.param(engine, marks=mark)])
+    def project(request, tmp_path_factory):
+        tmp = tmp_path_factory.mktemp(f"property_{request.param}")
+        variants = {}
+        for tree in pm.TREES:
+            for mix in pm.mixes(tree):
+                for variant in ("base", "wide"):
+                    variants[manifest(variant, mix, tree)] = spec_tree(tmp, variant, mix, tree)
+                compiled_as(variants[manifest("base", mix, tree)], tmp, mix, tree)
+        if request.param == "duckdb":
+            project = ReusedDuckProject(tmp, variants)
+        else:
+            project = ReusedPgProject(tmp, request.getfixturevalue("pg_server"), variants)
+        yield project
+        project.close()
+    return project
+
+
+project = project_fixture("duckdb")
+# This module's share of the engine's generated examples: (share, shares). Share 0 also replays the
+# kept regressions and draws the derandomized sequence; share k > 0 draws from seed k.
+SHARE = (0, 2)
 
 
 # -- generated bronze -----------------------------------------------------------------------------
@@ -728,18 +741,28 @@ def regressions(test):
     return test
 
 
-def test_every_row_is_accounted_for(project):
-    """The property, on each engine with its own number of examples: the kept regressions first."""
+def test_every_row_is_accounted_for(project, request):
+    """The property, on each engine with its own number of examples, split in shares between
+    modules (SHARE): the kept regressions first."""
+    share, shares = getattr(request.module, "SHARE", (0, 1))
+    total = EXAMPLES[project.engine]
+    examples = total // shares + (share < total % shares)
     # 0 examples: the kept regressions alone (hypothesis wants max_examples >= 1, so no generate phase)
     generate = [Phase.generate] + ([Phase.shrink] if os.environ.get("BLOOMERY_PROPERTY_SHRINK", "1") == "1" else [])
-    @settings(max_examples=max(1, EXAMPLES[project.engine]), deadline=None, derandomize=True, database=None, print_blob=True,
-              phases=[Phase.explicit] + (generate if EXAMPLES[project.engine] else []),
+    explicit = [Phase.explicit] if share == 0 else []
+    if not explicit and not examples:
+        return      # a share with nothing to draw (BLOOMERY_PROPERTY_EXAMPLES below the shares)
+
+    @settings(max_examples=max(1, examples), deadline=None, derandomize=share == 0, database=None, print_blob=True,
+              phases=explicit + (generate if examples else []),
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
     @regressions
     @given(scenario=scenarios())
     def every_row_is_accounted_for(scenario):
         run(project, scenario)
 
+    if share:
+        every_row_is_accounted_for = seed(share)(every_row_is_accounted_for)
     started = time.monotonic()
     every_row_is_accounted_for()
     STATS[project.engine]["seconds"] += round(time.monotonic() - started)

@@ -1,15 +1,16 @@
-"""Issue 24, quality over time: every judged entity gets drift tests over the mart's history
-(`<entity>_drift_quarantine_rate`, `<entity>_drift_volume`, `<entity>_<rule>_drift`, on the
-`quality_drift` model), which judge the latest run against the trailing runs and are WARN (or
-ERROR, when the spec says `drift: {severity: error}`) when it is out of band.
+"""Issue 24, quality over time: every judged entity gets a drift test over the mart's history
+(`<entity>_drift`, on the `quality_drift` model, one node whatever the number of rules: issue 39),
+which judges the latest run's measures (quarantine rate, volume, each rule's failures) against
+the trailing runs and is WARN (or ERROR, when the spec says `drift: {severity: error}`) with one
+row per measure out of band.
 
 A history of incremental loads is built, one `dbt build` per load, each load 100 new readings of
 which 2 are not integers (quarantined: the implicit coercible rule), 5 negative (a range rule,
 flag) and 3 without a unit (a not_null rule, flag). Each load differs (other ids, values, which
 rows are dirty). The first 7 runs have too little history to be judged; the 8th is judged and
 steady. Then a load whose quarantined share jumps, one where only the range rule spikes, and one
-a tenth of the usual size: each produces the expected WARN in run_results.json and nothing else
-of the kind the case is about.
+a tenth of the usual size: each produces the expected WARN in run_results.json, failing on the
+measures the case is about and on no other.
 """
 from __future__ import annotations
 
@@ -68,18 +69,23 @@ def load(n: int, rows: int, not_int: int, negative: int, no_unit: int) -> list[t
     return out
 
 
-def drift_results(project) -> dict[str, str]:
-    """test name -> status in run_results.json, for the drift tests."""
+def drift_results(project) -> dict[str, tuple[str, int]]:
+    """test name -> (status, failing rows) in run_results.json, for the drift tests."""
     results = json.loads((project.dir / "target" / "run_results.json").read_text())["results"]
     out = {}
     for r in results:
         name = r["unique_id"].split(".")[2]
         if r["unique_id"].startswith("test.") and "drift" in name:
-            out[name] = r["status"]
+            out[name] = (r["status"], r["failures"])
     return out
 
 
-def run(project, n: int, **shape) -> dict[str, str]:
+def out_of_band(project) -> list[tuple]:
+    """The rows the drift test returns: the latest run's measures out of band (metric, rule)."""
+    return sorted(project.query("select metric, rule from main.quality_drift where is_latest and out_of_band"))
+
+
+def run(project, n: int, **shape) -> dict[str, tuple[str, int]]:
     project.write_bronze("lab__readings", COLUMNS, load(n, **dict(STEADY, **shape)), append=n > 1)
     result = project.dbt("build", check=False)
     statuses = drift_results(project)
@@ -101,17 +107,15 @@ def project(request, tmp_path):
     return project
 
 
-RATE, VOLUME, RANGE, NOT_NULL, COERCIBLE = ("reading_drift_quarantine_rate", "reading_drift_volume",
-                                            "reading_value_range_min_drift", "reading_unit_not_null_drift",
-                                            "reading_value_coercible_drift")
+DRIFT = "reading_drift"
+PASS = ("pass", 0)
 
 
 def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
     for n in range(1, 9):
         statuses = run(project, n)
         # runs 1-7: fewer than min_history (7) earlier runs, nothing judged; run 8: judged, steady
-        assert {RATE, VOLUME, RANGE, NOT_NULL, COERCIBLE} <= set(statuses), statuses
-        assert set(statuses.values()) == {"pass"}, (n, statuses)
+        assert statuses == {DRIFT: PASS}, (n, statuses)
     judged = project.rows("select metric, rule, judged, baseline_runs, metric_value, baseline_median "
                           "from main.quality_drift where is_latest")
     assert {(r["metric"], r["baseline_runs"], r["judged"]) for r in judged} == \
@@ -123,35 +127,36 @@ def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
     # the runs are ordered by their start: the latest is the last one built
     assert project.query("select count(distinct run_started_at) from main.mart_data_quality") == [(8,)]
 
-    # 9: 40 of 100 readings not integers: the quarantine rate jumps
+    # 9: 40 of 100 readings not integers: the quarantine rate jumps, and the coercible rule that
+    # diverts those rows; the test fails on those two measures alone, as the summary says
     assert drifted(project) == (0, [])
 
     statuses = run(project, 9, not_int=40)
-    assert statuses[RATE] == "warn", statuses
-    assert (statuses[VOLUME], statuses[RANGE], statuses[NOT_NULL]) == ("pass", "pass", "pass"), statuses
-    # the summary says the same: the rate drifted, and the coercible rule that diverts those rows
+    assert statuses == {DRIFT: ("warn", 2)}, statuses
+    assert out_of_band(project) == [("quarantine_rate", "(entity)"), ("rule", "value_coercible")]
     assert drifted(project) == (4, [("quarantine_rate", None), ("rule", "value_coercible")])
 
     # 10: only the range rule spikes (a flag rule: the quarantine rate is not what moves)
     statuses = run(project, 10, negative=60)
-    assert statuses[RANGE] == "warn", statuses
-    assert (statuses[NOT_NULL], statuses[COERCIBLE], statuses[VOLUME]) == ("pass", "pass", "pass"), statuses
+    assert statuses == {DRIFT: ("warn", 1)}, statuses
+    assert out_of_band(project) == [("rule", "value_range_min")]
     assert drifted(project) == (4, [("rule", "value_range_min")])
 
     # 11: a tenth of the usual load
     statuses = run(project, 11, rows=10, not_int=0, negative=1, no_unit=0)
-    assert statuses[VOLUME] == "warn", statuses
-    assert (statuses[RANGE], statuses[NOT_NULL], statuses[COERCIBLE]) == ("pass", "pass", "pass"), statuses
+    assert statuses == {DRIFT: ("warn", 1)}, statuses
+    assert out_of_band(project) == [("volume", "(entity)")]
     assert drifted(project) == (4, [("volume", None)])
 
-    # severity error: the same latest run judged by a later `dbt test` is an ERROR, and dbt exits non-zero
+    # severity error: the same latest run judged by a later `dbt test` is an ERROR, and dbt exits
+    # non-zero; the failing rows are stored (dbt's store_failures), naming the measure
     (project.dir / "specs" / "model.yaml").write_text(model("{severity: error}"))
     assert project.compile() == 0
     tested = project.dbt("test", "--select", "quality_drift", check=False)
     statuses = drift_results(project)
     assert not tested.success
-    assert statuses[VOLUME] == "fail", statuses
-    assert {s for name, s in statuses.items() if name != VOLUME} == {"pass"}, statuses
+    assert statuses == {DRIFT: ("fail", 1)}, statuses
+    assert project.query("select metric, rule from main_dbt_test__audit.reading_drift") == [("volume", "(entity)")]
 
 
 def test_min_history_is_a_knob(project):
@@ -161,7 +166,7 @@ def test_min_history_is_a_knob(project):
     for n in range(1, 9):
         run(project, n)
     statuses = run(project, 9, not_int=40)
-    assert set(statuses.values()) == {"pass"}, statuses
+    assert statuses == {DRIFT: PASS}, statuses
     assert project.query("select distinct baseline_runs, judged from main.quality_drift where is_latest") == [(8, False)]
 
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from .harness import ENGINES, engine_project, summary
-from .test_drift import COERCIBLE, RATE, model, run, specs
+from .test_drift import DRIFT, model, run, specs
 
 
 @pytest.fixture(params=ENGINES)
@@ -46,11 +46,12 @@ def test_summary_of_a_steady_history_then_a_drift(project):
     drift = entity["drift"][0]
     assert drift["value"] == pytest.approx(0.4, abs=0.01) and drift["median"] == pytest.approx(0.02, abs=0.005)
     assert drift["band"] > 0
-    assert [(t["name"], t["status"]) for t in doc["tests"]] == [(RATE, "warn"), (COERCIBLE, "warn")], doc["tests"]
+    # one drift test, failing on the two measures out of band
+    assert [(t["name"], t["status"], t["failures"]) for t in doc["tests"]] == [(DRIFT, "warn", 2)], doc["tests"]
     assert summary(project, "--fail-on", "error")[0] == 0
     assert summary(project)[0] == 0
     code, text = summary(project, "--format", "text", "--fail-on", "never")
-    assert code == 0 and "drift WARN: quarantine_rate" in text and f"WARN {RATE}" in text, text
+    assert code == 0 and "drift WARN: quarantine_rate" in text and f"WARN {DRIFT} (2 failing)" in text, text
 
     # severity error: the drift test of the same latest run fails, and --fail-on error says so
     (project.dir / "specs" / "model.yaml").write_text(model("{severity: error}"))
@@ -61,4 +62,4 @@ def test_summary_of_a_steady_history_then_a_drift(project):
     assert code == 4, doc
     assert [(d["metric"], d["severity"]) for d in doc["entities"][0]["drift"]] == [("quarantine_rate", "error"),
                                                                                   ("rule", "error")]
-    assert [(t["name"], t["status"]) for t in doc["tests"]] == [(RATE, "fail"), (COERCIBLE, "fail")], doc["tests"]
+    assert [(t["name"], t["status"], t["failures"]) for t in doc["tests"]] == [(DRIFT, "fail", 2)], doc["tests"]

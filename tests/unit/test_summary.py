@@ -25,7 +25,7 @@ DRIFT = [
      "baseline_median": 3.0, "band": 10.0, "out_of_band": "true"},
 ]
 RESULTS = {"results": [
-    {"unique_id": "test.shop.order_drift_quarantine_rate.abc", "status": "warn", "failures": 1},
+    {"unique_id": "test.shop.order_drift.abc", "status": "warn", "failures": 2},
     {"unique_id": "test.shop.order_amount_range.def", "status": "pass", "failures": 0},
     {"unique_id": "model.shop.order", "status": "success"},
 ]}
@@ -47,7 +47,7 @@ def test_latest_run_per_entity_summed_over_mappings():
 def test_exit_status_follows_fail_on():
     warn = build(ACCOUNTING, DRIFT, RESULTS)
     assert [(t["name"], t["status"], t["failures"]) for t in warn["tests"]] == \
-        [("order_drift_quarantine_rate", "warn", 1)]
+        [("order_drift", "warn", 2)]
     assert (exit_status(warn, "never"), exit_status(warn, "warn"), exit_status(warn, "error")) == (0, FAILED, 0)
     error = build(ACCOUNTING, DRIFT, None, {"order": "error"})
     assert error["worst"] == "error" and exit_status(error, "error") == FAILED
@@ -63,7 +63,7 @@ def test_text():
     assert "order: run r2 (2026-12-02 06:00:00): 100 evaluated, 10 quarantined (10.00%), 1 deduped" in text
     assert "drift WARN: quarantine_rate 10.00% (median 2.00%, band ±1.00%)" in text
     assert "drift WARN: rule amount_range 30 (median 3, band ±10)" in text
-    assert "WARN order_drift_quarantine_rate (1 failing)" in text
+    assert "WARN order_drift (2 failing)" in text
     assert text.endswith("overall: warn\n")
     assert "no run in mart_data_quality yet" in to_text(build([], []))
 

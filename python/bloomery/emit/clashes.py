@@ -95,7 +95,7 @@ class _Files(dict):
                             Location(path=self._path_of(name, origin or seen[name], entities)),
                             "rename the rule or test: `<entity>_<rule>` must not be the name of one of bloomery's "
                             "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
-                            "quarantine_rate, drift_quarantine_rate, drift_volume, bronze_schema) or of another test"))
+                            "quarantine_rate, drift, bronze_schema) or of another test"))
                     seen[name] = origin
 
     @classmethod
@@ -114,6 +114,6 @@ class _Files(dict):
         """The spec path of the rule a test is named after, else the entity's."""
         name = origin.removeprefix("entities.")
         for rule in entities[name].rules if name in entities else ():
-            if test in (f"{name}_{rule.name}", f"{name}_{rule.name}_drift"):
+            if test == f"{name}_{rule.name}":
                 return rule.path
         return origin

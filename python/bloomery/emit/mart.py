@@ -153,24 +153,20 @@ def _drift_sql(entities: list[Entity], reconcile) -> str:
 
 
 def _drift_yaml(entities: list[Entity]) -> str:
-    """The drift tests: per entity, its quarantine rate (with quarantine:), its volume and each of
-    its rules, judged on the latest run of `quality_drift`."""
+    """The drift test of each entity: one node whatever the number of rules, returning a row per
+    measure of its latest run that is out of band (its quarantine rate with quarantine:, its
+    volume, each rule's failures), so dbt's output names which one drifted."""
     tests = []
     for e in entities:
         name, d, tags = e.name, e.drift, _entity_tags(e)
         knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
                  f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
-        wanted = ([("quarantine_rate", None, f"{name}_drift_quarantine_rate",
-                    f"Drift of `{name}`'s quarantine rate against its earlier runs ({knobs}).")] if e.quarantine else [])
-        wanted.append(("volume", None, f"{name}_drift_volume",
-                       f"Drift of the number of bronze rows a run of `{name}` judged ({knobs})."))
-        wanted += [("rule", r.name, f"{name}_{r.name}_drift",
-                    f"Drift of rule `{r.name}`'s failure count on `{name}` ({knobs}).") for r in e.rules]
-        for metric, rule, test_name, what in wanted:
-            test = _test("bloomery.bloomery_drift", test_name, what, d["severity"], entity=name, metric=metric,
-                         rule=rule if rule is not None else ENTITY_ROW)
-            next(iter(test.values()))["config"] = {"severity": d["severity"]}   # one row at most: nothing to store
-            tests.append(_tagged([test], tags)[0])
+        measures = (["its quarantine rate"] if e.quarantine else []) + ["the number of bronze rows a run judged"] + (
+            [f"the failures of each rule ({', '.join(f'`{r.name}`' for r in e.rules)})"] if e.rules else [])
+        what = (f"Drift of `{name}`: {', '.join(measures)}, against its earlier runs ({knobs}). One row per measure "
+                "out of band, naming it (metric, rule).")
+        test = _test("bloomery.bloomery_drift", f"{name}_drift", what, d["severity"], entity=name)
+        tests.append(_tagged([test], tags)[0])
     doc = {"version": 2, "models": [{
         "name": "quality_drift",
         "description": "Per run, entity and measure (quarantine rate, volume, each rule's failures): the value, the "

@@ -26,7 +26,7 @@ def refused(tree) -> EmitError:
     return project.relocate(info.value)
 
 
-@pytest.mark.parametrize("name", ["conservation", "quarantine_rate", "drift_volume"])
+@pytest.mark.parametrize("name", ["conservation", "quarantine_rate", "drift"])
 def test_a_rule_named_like_an_audit_is_refused_at_the_rule(shop, name):
     shop.edit(MODEL, RULE, RULE.replace("discount_not_exceeding_gross", name).replace("flag}", "fail}"))
     error = refused(shop)
