@@ -19,7 +19,7 @@ import random
 
 import pytest
 
-from .harness import ENGINES, engine_project, summary_json
+from .harness import ENGINES, engine_project, summary, summary_json
 
 MAPPING = """\
 mapping_version: 1
@@ -130,11 +130,15 @@ def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
     # 9: 40 of 100 readings not integers: the quarantine rate jumps, and the coercible rule that
     # diverts those rows; the test fails on those two measures alone, as the summary says
     assert drifted(project) == (0, [])
+    code, doc = summary_json(project, "--fail-on", "warn")
+    assert [e["entity"] for e in doc["entities"]] == ["reading"]
+    assert doc["tests"] == [] and doc["worst"] == "ok", doc
 
     statuses = run(project, 9, not_int=40)
     assert statuses == {DRIFT: ("warn", 2)}, statuses
     assert out_of_band(project) == [("quarantine_rate", "(entity)"), ("rule", "value_coercible")]
     assert drifted(project) == (4, [("quarantine_rate", None), ("rule", "value_coercible")])
+    summary_of_a_drift(project)
 
     # 10: only the range rule spikes (a flag rule: the quarantine rate is not what moves)
     statuses = run(project, 10, negative=60)
@@ -157,6 +161,37 @@ def test_steady_history_then_a_jump_a_spike_and_a_small_load(project):
     assert not tested.success
     assert statuses == {DRIFT: ("fail", 1)}, statuses
     assert project.query("select metric, rule from main_dbt_test__audit.reading_drift") == [("volume", "(entity)")]
+    # and `bloomery summary --fail-on error` says so
+    code, doc = summary_json(project, "--fail-on", "error")
+    assert code == 4, doc
+    assert [(d["metric"], d["severity"]) for d in doc["entities"][0]["drift"]] == [("volume", "error")], doc
+    assert [(t["name"], t["status"], t["failures"]) for t in doc["tests"]] == [(DRIFT, "fail", 1)], doc["tests"]
+
+
+def summary_of_a_drift(project):
+    """Issue 24, `bloomery summary` on run 9 of the history above (it had its own history of the
+    same runs until issue 40): the latest run per entity, read from the mart and `quality_drift`
+    through dbt, the dbt tests of the last invocation, and --fail-on."""
+    code, doc = summary_json(project, "--fail-on", "warn")
+    assert code == 4, doc
+    (entity,) = doc["entities"]
+    assert entity["entity"] == "reading"
+    mart = project.rows("select run_id, rows_evaluated, rows_quarantined, rows_deduped from main.mart_data_quality "
+                        "where rule = '(entity)' order by run_started_at desc")[0]
+    assert (entity["run_id"], entity["rows_evaluated"], entity["rows_quarantined"], entity["rows_deduped"]) == \
+        (mart["run_id"], mart["rows_evaluated"], mart["rows_quarantined"], mart["rows_deduped"])
+    assert entity["quarantine_rate"] == pytest.approx(mart["rows_quarantined"] / mart["rows_evaluated"], abs=1e-6)
+    assert [(d["metric"], d["rule"], d["severity"]) for d in entity["drift"]] == \
+        [("quarantine_rate", None, "warn"), ("rule", "value_coercible", "warn")], entity
+    drift = entity["drift"][0]
+    assert drift["value"] == pytest.approx(0.4, abs=0.01) and drift["median"] == pytest.approx(0.02, abs=0.005)
+    assert drift["band"] > 0
+    # one drift test, failing on the two measures out of band
+    assert [(t["name"], t["status"], t["failures"]) for t in doc["tests"]] == [(DRIFT, "warn", 2)], doc["tests"]
+    assert summary(project, "--fail-on", "error")[0] == 0
+    assert summary(project)[0] == 0
+    code, text = summary(project, "--format", "text", "--fail-on", "never")
+    assert code == 0 and "drift WARN: quarantine_rate" in text and f"WARN {DRIFT} (2 failing)" in text, text
 
 
 def test_min_history_is_a_knob(project):
