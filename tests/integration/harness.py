@@ -217,7 +217,7 @@ def dbt_result(args, res, check: bool, messages: bool = False) -> DbtResult:
 
 class DuckProject(_Project):
     engine = target = "duckdb"
-    _last_invoked = None    # the folder of the project whose database dbt-duckdb last opened
+    _last_invoked = None    # the warehouse file dbt-duckdb last opened in this process
 
     def __init__(self, tmp: Path, specs: Path | None = None):
         self.db_path = tmp / "warehouse.duckdb"
