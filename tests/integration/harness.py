@@ -27,6 +27,8 @@ import duckdb
 
 from bloomery.cli import main as bloomery_main
 
+from ..dbt_process import forget_repeated_behavior_flags
+
 ROOT = Path(__file__).resolve().parents[2]
 INTEGRATION = ROOT / "integration_tests"
 
@@ -159,6 +161,7 @@ class _Project(Warehouse):
 
 def _invoke(project_dir: Path, target: str, args) -> object:
     from dbt.cli.main import dbtRunner
+    forget_repeated_behavior_flags()
     extra = [] if args[0] == "deps" else ["--target-path", str(project_dir / "target"), "--target", target]
     return dbtRunner().invoke([*args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir),
                                "--log-path", str(project_dir / "logs"), *extra])

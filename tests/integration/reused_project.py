@@ -34,6 +34,7 @@ import jinja2
 
 from bloomery.cli import main as bloomery_main
 
+from ..dbt_process import forget_repeated_behavior_flags
 from .harness import INTEGRATION, ROOT, DbtResult, Warehouse, dbt_result
 
 
@@ -53,22 +54,6 @@ def _cached_compile(compile_):
         return cache[key]
     compile.original = compile_
     return compile
-
-
-def _forget_repeated_behavior_flags():
-    """dbt-adapters appends an adapter's own behavior flags to its module-level default list on
-    every adapter it makes (`BaseAdapter.behavior`'s setter extends the list it is given, which is
-    `DEFAULT_BASE_BEHAVIOR_FLAGS`), and dbt makes a fresh adapter on every invocation. dbt-postgres
-    has one such flag: after n invocations the list holds it n times, and every new adapter renders
-    all of them, each through `inspect.stack()`, so an invocation's cost grows with the number
-    before it (50 PostgreSQL property examples took 143 s, 250 took 1,483 s; with this, 50 take
-    50 s). Lookups return a flag's first copy, so keeping one copy per name changes nothing else."""
-    from dbt.adapters.base import impl
-    flags = impl.DEFAULT_BASE_BEHAVIOR_FLAGS
-    first = {}
-    for flag in flags:
-        first.setdefault(flag["name"], flag)
-    flags[:] = first.values()
 
 
 def _fixed_env_secrets():
@@ -150,7 +135,7 @@ class _ReusedProject(Warehouse):
 
     # -- dbt --------------------------------------------------------------------------------------
     def dbt(self, *args: str, check: bool = True) -> DbtResult:
-        _forget_repeated_behavior_flags()
+        forget_repeated_behavior_flags()
         runner = self._runner_class(manifest=self.manifest(self.variant))
         res = runner.invoke([*args, *QUIET, *self._base])
         return dbt_result(args, res, check, messages=True)
