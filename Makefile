@@ -62,8 +62,10 @@ $(DIALECTS_VENV)/bin/bloomery: requirements-dialects.txt pyproject.toml
 	$(DIALECTS_VENV)/bin/pip install --quiet --no-deps -e .
 	touch $@
 
+## Two workers, each with whole dialects (tests/dialects/offline.py: by_dialect), so a dialect's
+## renders are made once and a worker imports only its own dialects' adapters.
 test-dialects: $(DIALECTS_VENV)/bin/bloomery
-	$(DIALECTS_VENV)/bin/python -m pytest -q -m dialects --durations=25 tests/dialects
+	$(DIALECTS_VENV)/bin/python -m pytest -q -m dialects -n 2 --dist loadgroup --durations=25 tests/dialects
 
 clean:
 	rm -rf $(VENV) $(DIALECTS_VENV) .pg integration_tests/target integration_tests/dbt_packages demo/build

@@ -22,8 +22,17 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import pytest
+
 ADAPTERS = {"trino": "dbt.adapters.trino", "snowflake": "dbt.adapters.snowflake", "bigquery": "dbt.adapters.bigquery",
             "redshift": "dbt.adapters.redshift", "databricks": "dbt.adapters.databricks"}
+DIALECTS = list(ADAPTERS)
+
+# A test per dialect, in that dialect's xdist group: `make test-dialects` runs on two workers with
+# `--dist loadgroup`, so a dialect's renders (kept per process by the tests' fixtures) are made
+# once, and a worker imports only the adapters of its own groups. The referential corpus, read by
+# one test alone, is a group of its own per dialect (test_render_dialects.py) to even the shares.
+by_dialect = pytest.mark.parametrize("dialect", [pytest.param(d, marks=pytest.mark.xdist_group(d)) for d in DIALECTS])
 
 # one dummy output per adapter: nothing here is ever contacted
 PROFILES = """bloomery_integration_tests:
@@ -128,6 +137,8 @@ def render(dialect: str, specs, tmp) -> Rendered:
     from bloomery.cli import main as bloomery_main
     from dbt.cli.main import dbtRunner
 
+    from ..dbt_process import forget_repeated_behavior_flags
+
     project = Path(tmp) / "project"
     shutil.copytree(ROOT / "integration_tests", project,
                     ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb", "specs"))
@@ -137,6 +148,7 @@ def render(dialect: str, specs, tmp) -> Rendered:
     assert bloomery_main(["compile", "--specs", str(project / "specs"), "--out", str(project / "models" / "bloomery")]) == 0
 
     def dbt(*args, target_path):
+        forget_repeated_behavior_flags()
         res = dbtRunner().invoke([*args, "--project-dir", str(project), "--profiles-dir", str(project),
                                   "--log-path", str(project / "logs"), "--target", dialect,
                                   "--target-path", str(project / target_path), "--no-populate-cache", "--quiet"])

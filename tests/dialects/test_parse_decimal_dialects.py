@@ -8,11 +8,9 @@ import pytest
 import sqlglot
 
 from ..integration.decimal_spellings import mapping, model
-from .offline import render
+from .offline import by_dialect, render
 
 pytestmark = pytest.mark.dialects
-
-DIALECTS = ["trino", "snowflake", "bigquery", "redshift", "databricks"]
 
 MODEL = model()
 PRICES = mapping("shop__prices", "price", """\
@@ -54,7 +52,7 @@ def _staged(out, entity):
     return sql.lower()
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@by_dialect
 def test_parse_decimal_renders_and_parses(rendered, dialect):
     out = rendered(dialect)
     failures = []

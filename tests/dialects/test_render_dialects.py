@@ -17,11 +17,10 @@ from bloomery.cli import main as bloomery_main
 from bloomery.resolve import check_project
 from bloomery.emit.dialects import capabilities
 
-from .offline import ROOT, render
+from .offline import DIALECTS, ROOT, by_dialect, render
 
 pytestmark = pytest.mark.dialects
 
-DIALECTS = ["trino", "snowflake", "bigquery", "redshift", "databricks"]
 # the shop is rendered with its entities `incremental_by_key` (the entity's pre-hook, the ledger's
 # batch), the other corpora as declared (undeclared: `full`, a table rebuilt from all of bronze)
 INCREMENTAL = {"shop"}
@@ -86,8 +85,9 @@ def rendered(tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("corpus", list(CORPORA))
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect,corpus", [
+    pytest.param(d, c, marks=pytest.mark.xdist_group(f"{d}-{c}" if c == "referential" else d), id=f"{d}-{c}")
+    for d in DIALECTS for c in CORPORA])
 def test_every_statement_parses_in_its_dialect(rendered, dialect, corpus, record_property):
     out = rendered(dialect, corpus)
     failures, statements = [], 0
@@ -110,7 +110,7 @@ def test_every_statement_parses_in_its_dialect(rendered, dialect, corpus, record
     print(f"{dialect}/{corpus}: {len(out)} artifacts, {statements} statements parsed")
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@by_dialect
 def test_dispatch_picks_the_dialect_s_own_sql(rendered, dialect):
     sql = "\n".join(rendered(dialect, "shop").values()) + "\n".join(rendered(dialect, "catalogue").values())
     lowered = sql.lower()
@@ -130,7 +130,7 @@ STRATEGIES = {
 }
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@by_dialect
 def test_every_incremental_model_asks_for_a_strategy_the_adapter_has(rendered, dialect):
     strategies = {**rendered(dialect, "shop").strategies, **rendered(dialect, "catalogue").strategies}
     assert strategies, "the corpora have incremental models"
@@ -138,8 +138,8 @@ def test_every_incremental_model_asks_for_a_strategy_the_adapter_has(rendered, d
     assert not wrong, f"{dialect} has no such incremental strategy: {wrong}"
 
 
-def test_replay_and_purge_were_rendered(rendered):
-    for dialect in DIALECTS:
-        statements = [sql.lower() for name, sql in rendered(dialect, "shop").items() if "/statement_" in name]
-        assert any("bloomery_replay_outcome" in s for s in statements), dialect
-        assert any("last_seen" in s and "resolved_at" in s for s in statements), dialect
+@by_dialect
+def test_replay_and_purge_were_rendered(rendered, dialect):
+    statements = [sql.lower() for name, sql in rendered(dialect, "shop").items() if "/statement_" in name]
+    assert any("bloomery_replay_outcome" in s for s in statements), dialect
+    assert any("last_seen" in s and "resolved_at" in s for s in statements), dialect
