@@ -32,7 +32,12 @@ DIALECTS = list(ADAPTERS)
 # `--dist loadgroup`, so a dialect's renders (kept per process by the tests' fixtures) are made
 # once, and a worker imports only the adapters of its own groups. The referential corpus, read by
 # one test alone, is a group of its own per dialect (test_render_dialects.py) to even the shares.
-by_dialect = pytest.mark.parametrize("dialect", [pytest.param(d, marks=pytest.mark.xdist_group(d)) for d in DIALECTS])
+def in_group(*values: str, group: str):
+    """One parameter set of a dialect test, in the xdist group `group`."""
+    return pytest.param(*values, marks=pytest.mark.xdist_group(group), id="-".join(values))
+
+
+by_dialect = pytest.mark.parametrize("dialect", [in_group(d, group=d) for d in DIALECTS])
 
 # one dummy output per adapter: nothing here is ever contacted
 PROFILES = """bloomery_integration_tests:

@@ -17,7 +17,7 @@ from bloomery.cli import main as bloomery_main
 from bloomery.resolve import check_project
 from bloomery.emit.dialects import capabilities
 
-from .offline import DIALECTS, ROOT, by_dialect, render
+from .offline import DIALECTS, ROOT, by_dialect, in_group, render
 
 pytestmark = pytest.mark.dialects
 
@@ -86,8 +86,7 @@ def rendered(tmp_path_factory):
 
 
 @pytest.mark.parametrize("dialect,corpus", [
-    pytest.param(d, c, marks=pytest.mark.xdist_group(f"{d}-{c}" if c == "referential" else d), id=f"{d}-{c}")
-    for d in DIALECTS for c in CORPORA])
+    in_group(d, c, group=f"{d}-{c}" if c == "referential" else d) for d in DIALECTS for c in CORPORA])
 def test_every_statement_parses_in_its_dialect(rendered, dialect, corpus, record_property):
     out = rendered(dialect, corpus)
     failures, statements = [], 0
