@@ -69,7 +69,9 @@ def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, 
             # a nullifying step (nullif, split_part, ...) before a cast does not exempt the column:
             # `coercible` is judged at each cast, on the values that reach it non-NULL, so the
             # step's own NULLs stay silent and a value the cast cannot take still fires
-            if explicit_coercible:
+            # and only where the chain has a coercion point: a text column read as text has
+            # nothing that could fail (spec-reference 3.1, "whose chain contains a cast")
+            if explicit_coercible or not low.casts:
                 continue
             add(rule_name(col, "coercible", {}),
                 Rule("", "coercible", col, Disposition.FAIL if col in dedupe_cols else Disposition.QUARANTINE,
