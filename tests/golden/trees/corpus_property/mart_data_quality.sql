@@ -2,7 +2,7 @@
 {{ config(materialized="incremental", incremental_strategy="delete+insert", unique_key="run_id", on_schema_change="fail", full_refresh=false, pre_hook=["\u007b\u007b bloomery.mart_add_run_started_at() \u007d\u007d"], tags=["bloomery", "bloomery_account", "bloomery_entry"]) }}
 {{ bloomery.mart_data_quality([
     {"entity": "account", "mapping": "prop__accounts->account", "scd": "type1", "unknown_member": "account_id", "rules": [["opened_on_coercible", "quarantine"], ["opened_on_not_null", "flag"], ["score_coercible", "quarantine"], ["score_range_max", "flag"], ["score_range_min", "quarantine"], ["tier_in_enum", "quarantine"]], "kept": ref("account"), "reject": ref("account__reject"), "ledger": ref("account__ledger")},
-    {"entity": "entry", "mapping": "prop__entries->entry", "scd": "type1", "unknown_member": none, "rules": [["amount_coercible", "quarantine"], ["amount_not_huge", "flag"], ["amount_range_min", "quarantine"], ["code_pattern", "quarantine"], ["entry_account_referential", "flag"], ["entry_payer_referential", "quarantine"], ["line_no_coercible", "quarantine"]], "kept": ref("entry"), "reject": ref("entry__reject"), "ledger": ref("entry__ledger")}
+    {"entity": "entry", "mapping": "prop__entries->entry", "scd": "type1", "unknown_member": none, "rules": [["account_id_coercible", "quarantine"], ["amount_coercible", "quarantine"], ["amount_not_huge", "flag"], ["amount_range_min", "quarantine"], ["code_coercible", "quarantine"], ["code_pattern", "quarantine"], ["entry_account_referential", "flag"], ["entry_id_coercible", "quarantine"], ["entry_payer_referential", "quarantine"], ["line_no_coercible", "quarantine"]], "kept": ref("entry"), "reject": ref("entry__reject"), "ledger": ref("entry__ledger")}
 ], [
     
 ]) }}
