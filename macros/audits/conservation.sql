@@ -194,7 +194,7 @@ violations as (
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
   union all
-  {#- one row per load that did not add up, whatever the rows below find: no difference passes -#}
+  {#- one row per load that did not add up, whatever the rows below find: no difference passes #}
   select u.{{ src }}, null, u.{{ q('_load_id') }}, null,
          case when u.kept_n <> u.entity_n
               then 'kept deliveries and replayed rows (' || cast(u.kept_n as {{ s }}) || ') do not add up to the entity rows ('
