@@ -10,13 +10,17 @@
       expired     its reject row was deleted by retention (recorded by the purge).
     And the other way round: an entity row has a 'keep' verdict or a resolved reject row (replay
     admits rows from the reject table), and an unresolved reject row has a diverted delivery.
-    This run's verdicts (the ledger rows of this invocation) are matched row by row; kept
-    deliveries and entity rows of earlier runs are matched by count: over the loads bronze holds,
-    kept + replayed = entity; over the loads bronze's retention trimmed (the ledger recorded more
-    deliveries than bronze holds) each entity row is matched to a kept delivery or a replayed
+    Proofs by aggregate, drill-down by exception: per bronze load, a count and an order-independent
+    fingerprint of identities (identity_fingerprint: a sum of 64-bit hashes) are compared between
+    bronze and the ledger, and between the kept deliveries plus replayed rows and the entity rows of
+    the load; only the loads whose aggregates differ are joined row by row, to name the rows. A count
+    alone misses a row swapped for another inside one load, or a row lost and another duplicated
+    there; the fingerprint does not. Over the loads bronze's retention trimmed (the ledger recorded
+    more deliveries than bronze holds) each entity row is matched to a kept delivery or a replayed
     reject, once: a newer delivery of a key replaces the row of a delivery bronze no longer holds,
     which the ledger, holding no key, still records as kept. A type 2 version is counted in the load
-    of its source row's kept delivery (a retry leaves the version's own `_load_id` behind).
+    of its source row's kept delivery (a retry leaves the version's own `_load_id` behind). This
+    run's deduped deliveries are matched row by row to their winners.
     Returns one row per violation, with the row's identity and what is wrong.
 
     `names` lists the bronze relations' names (inert JSON, spec text), `sources` the relations in
@@ -51,17 +55,21 @@
   {{ published }}
   {%- endif -%}
   {%- endset -%}
-{#- Per load, how many deliveries bronze holds and the ledger recorded, in one full join: a load
-    bronze holds more rows of than the ledger (a new load, a late part) is open, its rows matched
-    one by one below (see `open_loads`); a load the ledger recorded more deliveries of than bronze
-    holds was trimmed by the user's bronze retention (`trimmed`). -#}
+{#- Per load, how many deliveries bronze holds and the ledger recorded, and their fingerprints, in
+    one full join: a load whose aggregates differ (a new load, a late part, a delivery the ledger
+    lost or holds under another identity) is open, its bronze rows matched one by one below; a load
+    the ledger recorded more deliveries of than bronze holds was trimmed by the user's bronze
+    retention (`trimmed`). -#}
+{#- as text: a merged entity's ledger holds the union's type of a column two bronze relations type apart -#}
+{%- set delivery_fp = bloomery.identity_fingerprint(['cast(' ~ srid ~ ' as ' ~ s ~ ')', 'cast(' ~ q('_load_id') ~ ' as ' ~ s ~ ')',
+                                                     'cast(' ~ q('_ingested_at') ~ ' as ' ~ s ~ ')']) %}
 with load_counts as (
   {%- for b in sources %}
   {%- set name = bloomery.string_literal(names[loop.index0]) %}
   select {{ name }} as {{ src }}, coalesce(b.{{ q('_load_id') }}, l.{{ q('_load_id') }}) as {{ q('_load_id') }},
-         b.n as bronze_n, l.n as ledger_n
-  from (select {{ q('_load_id') }}, count(*) as n from {{ b }} group by {{ q('_load_id') }}) as b
-  full join (select {{ q('_load_id') }}, count(*) as n from {{ model }}
+         b.n as bronze_n, l.n as ledger_n, b.fp as bronze_fp, l.fp as ledger_fp
+  from (select {{ q('_load_id') }}, count(*) as n, {{ delivery_fp }} as fp from {{ b }} group by {{ q('_load_id') }}) as b
+  full join (select {{ q('_load_id') }}, count(*) as n, {{ delivery_fp }} as fp from {{ model }}
              where {{ src }} = {{ name }} group by {{ q('_load_id') }}) as l
     on l.{{ q('_load_id') }} = b.{{ q('_load_id') }}
   {%- if not loop.last %}
@@ -71,7 +79,7 @@ with load_counts as (
 ),
 open_loads as (
   select {{ src }}, {{ q('_load_id') }} from load_counts
-  where bronze_n is not null and (ledger_n is null or ledger_n <> bronze_n)
+  where bronze_n is not null and (ledger_n is null or ledger_n <> bronze_n or ledger_fp <> bronze_fp)
 ),
 {#- Bronze is a window: a delivery bronze no longer holds keeps its verdict, and its entity row
     stays until a newer delivery of its key replaces it (which the ledger, holding no key, cannot
@@ -99,18 +107,11 @@ rejected as (
   from {{ reject }}
 ),
 {%- endif %}
-{#- this run's verdicts are checked row by row; the rest of the ledger, judged and checked by
-    earlier runs, is checked by count: at 10M rows a row-by-row match of every kept delivery with
-    every entity row costs more than an incremental build -#}
+{#- this run's deduped deliveries, matched row by row to their winners (a few percent of a batch) -#}
 judged_now as (
   select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('route') }}, {{ q('winner_row_id') }}
   from {{ model }}
-  where {{ q('run_id') }} = {{ bloomery.string_literal(invocation_id) }}
-),
-{#- the entity rows of this run's source rows: the entity is probed against the batch -#}
-published_now as (
-  select p.{{ src }}, p.{{ srid }} from ({{ published }}) as p
-  where p.{{ srid }} in (select {{ srid }} from judged_now where {{ q('route') }} = 'keep')
+  where {{ q('run_id') }} = {{ bloomery.string_literal(invocation_id) }} and {{ q('route') }} = 'deduped'
 ),
 winners as (
   select distinct {{ q('winner_row_id') }} as {{ srid }} from judged_now where {{ q('route') }} = 'deduped'
@@ -131,24 +132,52 @@ replayed as (
                     where l.{{ srid }} = r.{{ srid }} and l.{{ src }} = r.{{ src }} and l.{{ q('route') }} = 'keep')
 ),
 {%- endif %}
-{#- the rows of trimmed loads are counted only when there are any (`exists (select 1 from trimmed)`
-    is evaluated once), so a build on a bronze that was never trimmed counts as before -#}
 {%- set in_trimmed -%}
 exists (select 1 from trimmed as t where t.{{ src }} = x.{{ src }} and t.{{ q('_load_id') }} = x.{{ q('_load_id') }})
 {%- endset %}
-counts as (
-  select
-    (select count(*) from {{ model }} where {{ q('route') }} = 'keep') as kept_deliveries,
-    (select count(*) from {{ model }} as x where {{ q('route') }} = 'keep' and exists (select 1 from trimmed) and {{ in_trimmed }}) as kept_trimmed,
-    {%- if reject is not none %}
-    (select count(*) from replayed) as replayed_rows,
-    (select count(*) from replayed as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as replayed_trimmed,
-    {%- else %}
-    0 as replayed_rows,
-    0 as replayed_trimmed,
-    {%- endif %}
-    (select count(*) from ({{ published }}) as p) as entity_rows,
-    (select count(*) from ({{ published_by_load }}) as x where exists (select 1 from trimmed) and {{ in_trimmed }}) as entity_trimmed
+{%- set source_row_fp = bloomery.identity_fingerprint([src, srid]) %}
+{#- Per load, the source rows the ledger keeps there (and the rows replay admitted from that load's
+    rejects) against the entity rows of that load: the same count and fingerprint, or the load is
+    joined row by row below. The loads bronze's retention trimmed are matched apart (`trimmed_rows`):
+    their entity rows may be fewer than their kept deliveries. -#}
+kept_by_load as (
+  select {{ src }}, {{ q('_load_id') }}, count(*) as n, {{ source_row_fp }} as fp
+  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }} from {{ model }} where {{ q('route') }} = 'keep'
+        {%- if reject is not none %}
+        union all
+        select {{ src }}, {{ srid }}, {{ q('_load_id') }} from replayed
+        {%- endif %}) as k
+  group by {{ src }}, {{ q('_load_id') }}
+),
+published_loads as (
+  select {{ src }}, {{ q('_load_id') }}, count(*) as n, {{ source_row_fp }} as fp
+  from ({{ published_by_load }}) as p
+  group by {{ src }}, {{ q('_load_id') }}
+),
+unproven as (
+  select coalesce(k.{{ src }}, x.{{ src }}) as {{ src }}, coalesce(k.{{ q('_load_id') }}, x.{{ q('_load_id') }}) as {{ q('_load_id') }},
+         coalesce(k.n, 0) as kept_n, coalesce(x.n, 0) as entity_n
+  from kept_by_load as k
+  full join published_loads as x
+    on x.{{ src }} = k.{{ src }} and x.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }}
+  where (k.n is null or x.n is null or k.n <> x.n or k.fp <> x.fp)
+    and not exists (select 1 from trimmed as t
+                    where t.{{ src }} = coalesce(k.{{ src }}, x.{{ src }}) and t.{{ q('_load_id') }} = coalesce(k.{{ q('_load_id') }}, x.{{ q('_load_id') }}))
+),
+{#- the rows of the loads that did not add up, both sides, one by one -#}
+kept_unproven as (
+  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }} from {{ model }} as k
+  where k.{{ q('route') }} = 'keep'
+    and exists (select 1 from unproven as u where u.{{ src }} = k.{{ src }} and u.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }})
+  {%- if reject is not none %}
+  union all
+  select r.{{ src }}, r.{{ srid }}, r.{{ q('_load_id') }} from replayed as r
+  where exists (select 1 from unproven as u where u.{{ src }} = r.{{ src }} and u.{{ q('_load_id') }} is not distinct from r.{{ q('_load_id') }})
+  {%- endif %}
+),
+published_unproven as (
+  select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published_by_load }}) as x
+  where exists (select 1 from unproven as u where u.{{ src }} = x.{{ src }} and u.{{ q('_load_id') }} is not distinct from x.{{ q('_load_id') }})
 ),
 {#- the entity rows of trimmed loads, matched one by one: their count may fall below their kept
     deliveries (a newer delivery replaced one), so a count would not see a duplicate -#}
@@ -165,12 +194,34 @@ violations as (
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
   union all
-  select null, null, null, null, 'kept deliveries (' || cast(kept_deliveries - kept_trimmed as {{ s }}) || ') and replayed rows ('
-         || cast(replayed_rows - replayed_trimmed as {{ s }}) || ') do not add up to the entity rows ('
-         || cast(entity_rows - entity_trimmed as {{ s }}) || ')'
-         || case when entity_trimmed + kept_trimmed + replayed_trimmed > 0 then ' of the loads bronze holds' else '' end
-  from counts
-  where kept_deliveries - kept_trimmed + replayed_rows - replayed_trimmed <> entity_rows - entity_trimmed
+  {#- one row per load that did not add up, whatever the rows below find: no difference passes #}
+  select u.{{ src }}, null, u.{{ q('_load_id') }}, null,
+         case when u.kept_n <> u.entity_n
+              then 'kept deliveries and replayed rows (' || cast(u.kept_n as {{ s }}) || ') do not add up to the entity rows ('
+                   || cast(u.entity_n as {{ s }}) || ') of the load'
+              else 'kept deliveries and replayed rows are not the entity rows of the load (' || cast(u.kept_n as {{ s }})
+                   || ' each, other source rows)' end
+  from unproven as u
+  union all
+  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, null, 'kept but not in the entity'
+  from kept_unproven as k
+  where not exists (select 1 from published_unproven as p
+                    where p.{{ src }} = k.{{ src }} and p.{{ srid }} = k.{{ srid }} and p.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }})
+  union all
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row without a kept delivery'
+  from published_unproven as p
+  where not exists (select 1 from kept_unproven as k
+                    where k.{{ src }} = p.{{ src }} and k.{{ srid }} = p.{{ srid }} and k.{{ q('_load_id') }} is not distinct from p.{{ q('_load_id') }})
+  union all
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row ' || cast(count(*) as {{ s }}) || ' times'
+  from published_unproven as p
+  group by p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}
+  having count(*) > 1
+  union all
+  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, null, 'kept ' || cast(count(*) as {{ s }}) || ' times'
+  from kept_unproven as k
+  group by k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}
+  having count(*) > 1
   union all
   select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row of a load bronze no longer holds, '
          || cast(count(*) as {{ s }}) || ' times'
@@ -186,11 +237,6 @@ violations as (
   {%- if reject is not none %}
     and not exists (select 1 from replayed as r where r.{{ src }} = p.{{ src }} and r.{{ srid }} = p.{{ srid }})
   {%- endif %}
-  union all
-  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}, k.{{ q('_ingested_at') }}, 'kept but not in the entity'
-  from judged_now as k
-  where k.{{ q('route') }} = 'keep'
-    and not exists (select 1 from published_now as p where p.{{ srid }} = k.{{ srid }}{% if merged %} and p.{{ src }} = k.{{ src }}{% endif %})
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'deduped without a judged winner'
   from judged_now as l

@@ -164,6 +164,39 @@ def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, eng
     assert any(problem in f[0] for f in found), found
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("tamper, found_rows", [
+    # a delivery of load l2 swapped for another identity in the ledger: l2's count is unchanged
+    (["update main.customer__ledger set _source_row_id = 'c-20x' where _source_row_id = 'c-20'"],
+     {("c-20", "bronze row never judged"),
+      (None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
+      ("c-20x", "kept but not in the entity"), ("c-20", "entity row without a kept delivery")}),
+    # an entity row of load l2 swapped for another source row
+    (["update main.customer set _source_row_id = 'c-20x' where _source_row_id = 'c-20'"],
+     {(None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
+      ("c-20", "kept but not in the entity"), ("c-20x", "entity row without a kept delivery")}),
+    # an entity row of load l2 lost and another of the same load duplicated: l2's count is unchanged
+    (["delete from main.customer where _source_row_id = 'c-20'",
+      "insert into main.customer select * from main.customer where _source_row_id = 'c-5b'"],
+     {(None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
+      ("c-20", "kept but not in the entity"), ("c-5b", "entity row 2 times")}),
+])
+def test_the_conservation_audit_proves_each_load_by_fingerprint(tamper, found_rows, engine, tmp_path, request):
+    """Issue 39: the audit compares each load's count and fingerprint of identities, and joins row
+    by row only the loads that differ. A swap or a loss beside a duplicate inside one load keeps
+    every count and fails it all the same, naming the rows, in a later `dbt test`."""
+    project = engine_project(engine, tmp_path, request)
+    materialize(project, "incremental_by_key")
+    built_once(project)
+    assert project.dbt("test", "--select", "customer_conservation").statuses["customer_conservation"] == "pass"
+    for statement in tamper:
+        project.execute(statement)
+    result = project.dbt("test", "--select", "customer_conservation", check=False)
+    assert result.statuses["customer_conservation"] == "fail"
+    found = set(project.query("select _source_row_id, problem from main_dbt_test__audit.customer_conservation"))
+    assert found == found_rows, found
+
+
 # Source rows that move between keys. s-m: K6 in l1, then re-delivered under K5 in l2 (older than
 # s-n, which wins K6). s-a: a loser of K1 and the winner of K3; s-b: a loser of K1 and diverted
 # under K4 (SWE is no country code). l2's new winner of K1 (s-y) reaches s-a and s-b through K1

@@ -28,3 +28,7 @@
 {% macro bigquery__median(expr) -%}
   approx_quantiles({{ expr }}, 2)[offset(1)]
 {%- endmacro %}
+
+{#- farm_fingerprint of the values' literal text (%T: typed, NULL distinct from 'NULL'), summed
+    as NUMERIC: an INT64 sum would raise on overflow. -#}
+{% macro bigquery__identity_fingerprint(columns) -%}sum(cast(farm_fingerprint(format('%T', ({{ columns | join(', ') }}))) as numeric)){%- endmacro %}

@@ -5,3 +5,6 @@
 {% macro duckdb__json_object(columns, prefix, column_prefix) -%}
   json_object({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %})
 {%- endmacro %}
+
+{#- hash() takes several values and returns a UBIGINT; their sum is a HUGEINT: exact. -#}
+{% macro duckdb__identity_fingerprint(columns) -%}sum(hash({{ columns | join(', ') }})){%- endmacro %}

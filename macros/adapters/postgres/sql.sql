@@ -14,3 +14,6 @@
 
 {#- evaluate_once (macros/sql/evaluate_once.sql): a subquery with an OFFSET is never pulled up. -#}
 {% macro postgres__evaluate_once() -%}{{ return('offset 0') }}{%- endmacro %}
+
+{#- a bigint hash of the row of values (PostgreSQL 14+); sum(bigint) is numeric: exact. -#}
+{% macro postgres__identity_fingerprint(columns) -%}sum(hash_record_extended(row({{ columns | join(', ') }}), 0)){%- endmacro %}

@@ -10,3 +10,10 @@
 
 {#- Redshift plans its own way; the PostgreSQL fence is not needed there. -#}
 {% macro redshift__evaluate_once() -%}{{ return('') }}{%- endmacro %}
+
+{#- FNV-1a chained over the values (the previous hash as the seed); sum(bigint) would overflow. -#}
+{% macro redshift__identity_fingerprint(columns) -%}
+  {%- set ns = namespace(h=none) -%}
+  {%- for c in columns -%}{%- set ns.h = 'fnv_hash(' ~ c ~ (', ' ~ ns.h if ns.h is not none else '') ~ ')' -%}{%- endfor -%}
+  sum(cast({{ ns.h }} as decimal(38, 0)))
+{%- endmacro %}

@@ -9,3 +9,6 @@
 {% macro snowflake__json_object(columns, prefix, column_prefix) -%}
   to_json(object_construct_keep_null({% for c in columns | sort %}{{ bloomery.string_literal(c) }}, {{ prefix }}{{ adapter.quote(column_prefix ~ c) }}{{ ", " if not loop.last }}{% endfor %}))
 {%- endmacro %}
+
+{#- hash() takes several values and returns a signed 64-bit NUMBER; its sum is NUMBER(38, 0): exact. -#}
+{% macro snowflake__identity_fingerprint(columns) -%}sum(hash({{ columns | join(', ') }})){%- endmacro %}

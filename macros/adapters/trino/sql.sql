@@ -21,3 +21,6 @@
 {% macro trino__median(expr) -%}
   approx_percentile({{ expr }}, 0.5)
 {%- endmacro %}
+
+{#- checksum() is Trino's order-insensitive aggregate of values: the fingerprint itself. -#}
+{% macro trino__identity_fingerprint(columns) -%}checksum(row({{ columns | join(', ') }})){%- endmacro %}

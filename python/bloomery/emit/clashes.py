@@ -95,7 +95,7 @@ class _Files(dict):
                             Location(path=self._path_of(name, origin or seen[name], entities)),
                             "rename the rule or test: `<entity>_<rule>` must not be the name of one of bloomery's "
                             "audits of the entity (conservation, ingestion_metadata, key_unique, source_collision, "
-                            "quarantine_rate, drift, bronze_schema) or of another test"))
+                            "quarantine_rate, drift) or of another test"))
                     seen[name] = origin
 
     @classmethod

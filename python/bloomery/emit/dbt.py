@@ -20,8 +20,8 @@ from ..resolve import ProjectIR
 from ..guardrails.targets import refuse_unsupported
 from .clashes import _Files
 from .entity_models import _entity_sql, _ledger_sql, _reject_sql, _staged_sql
-from .mart import (_bronze_columns_sql, _bronze_columns_yaml, _drift_sql, _drift_yaml, _mart_sql, _mart_yaml,
-                   _quarantine_rate_sql)
+from .mart import (_bronze_columns_sql, _bronze_columns_yaml, _drift_sql, _drift_tests, _drift_yaml, _mart_sql,
+                   _mart_yaml, _quarantine_rate_sql)
 from .output import FINGERPRINT, Changes, apply, compare, fingerprint
 from .properties import _entity_yaml, _sources_yaml
 from .reconcile import _reconcile_sql, _reconcile_yaml
@@ -57,13 +57,14 @@ def render(project: ProjectIR) -> dict[str, str]:
         files.put("quality_quarantine_rate.sql", _quarantine_rate_sql(judged, project.reconcile))
         files.put("mart_data_quality.yml", _mart_yaml(judged))
     drifting = [e for e in judged if e.drift["severity"] != "ignore"]
+    watched = [e for e in entities.values() if e.schema_changes != "ignore"]
+    drift_tests = _drift_tests(list(entities.values()), drifting, watched)
     if drifting:
         files.put("quality_drift.sql", _drift_sql(drifting, project.reconcile))
-        files.put("quality_drift.yml", _drift_yaml(drifting))
-    watched = [e for e in entities.values() if e.schema_changes != "ignore"]
+        files.put("quality_drift.yml", _drift_yaml(drift_tests["quality_drift"]))
     if watched:
         files.put("quality_bronze_columns.sql", _bronze_columns_sql(watched))
-        files.put("quality_bronze_columns.yml", _bronze_columns_yaml(watched))
+        files.put("quality_bronze_columns.yml", _bronze_columns_yaml(drift_tests["quality_bronze_columns"]))
     files.refuse_test_name_clashes(entities)
     files.refuse_bronze_and_long_names(entities)
     return dict(files)

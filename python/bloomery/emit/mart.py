@@ -119,26 +119,6 @@ def _bronze_columns_sql(entities: list[Entity]) -> str:
             + "{{ bloomery.quality_bronze_columns([\n    " + ",\n    ".join(items) + "\n]) }}\n")
 
 
-def _bronze_columns_yaml(entities: list[Entity]) -> str:
-    """Per entity, `<entity>_bronze_schema`: the columns its bronze relations gained, lost or
-    changed type since the build before."""
-    tests = []
-    for e in entities:
-        name, tags = e.name, _entity_tags(e)
-        sources = sorted({m.source for m in e.mappings})
-        test = _test("bloomery.bloomery_bronze_schema", f"{name}_bronze_schema",
-                     f"Columns gained, lost or retyped since the build before in the bronze of `{name}` "
-                     f"({', '.join(sources)}).", e.schema_changes, sources=sources)
-        next(iter(test.values()))["config"] = {"severity": e.schema_changes}   # a few rows: nothing to store
-        tests.append(_tagged([test], tags)[0])
-    doc = {"version": 2, "models": [{
-        "name": "quality_bronze_columns",
-        "description": "One snapshot per build of the columns (name, engine type) of every bronze relation the "
-                       "entities read; the `<entity>_bronze_schema` tests compare the two latest.",
-        "data_tests": tests}]}
-    return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
-
-
 def _drift_sql(entities: list[Entity], reconcile) -> str:
     """`quality_drift`: per run, entity and measure, the value and its trailing baseline
     (macros/mart/quality_drift.sql). Every setting is a number the compiler computed."""
@@ -152,21 +132,46 @@ def _drift_sql(entities: list[Entity], reconcile) -> str:
             + "{{ bloomery.quality_drift(ref('mart_data_quality'), [\n    " + ",\n    ".join(items) + "\n]) }}\n")
 
 
-def _drift_yaml(entities: list[Entity]) -> str:
-    """The drift test of each entity: one node whatever the number of rules, returning a row per
-    measure of its latest run that is out of band (its quarantine rate with quarantine:, its
-    volume, each rule's failures), so dbt's output names which one drifted."""
-    tests = []
+def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[Entity]) -> dict[str, list[dict]]:
+    """`<entity>_drift` of each entity that has one: its measures out of band (`quality_drift`) and
+    its bronze relations' column changes (`quality_bronze_columns`) in one node, whatever the number
+    of rules and columns, a row per thing that moved naming it (macros/audits/drift.sql). By the
+    model it is declared on: `quality_drift` when the entity has drift measures, else
+    `quality_bronze_columns`; the other relation is an argument."""
+    tests: dict[str, list[dict]] = {"quality_drift": [], "quality_bronze_columns": []}
     for e in entities:
-        name, d, tags = e.name, e.drift, _entity_tags(e)
-        knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
-                 f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
-        measures = (["its quarantine rate"] if e.quarantine else []) + ["the number of bronze rows a run judged"] + (
-            [f"the failures of each rule ({', '.join(f'`{r.name}`' for r in e.rules)})"] if e.rules else [])
-        what = (f"Drift of `{name}`: {', '.join(measures)}, against its earlier runs ({knobs}). One row per measure "
-                "out of band, naming it (metric, rule).")
-        test = _test("bloomery.bloomery_drift", f"{name}_drift", what, d["severity"], entity=name)
-        tests.append(_tagged([test], tags)[0])
+        drifts, watches = e in drifting, e in watched
+        if not (drifts or watches):
+            continue
+        name, d = e.name, e.drift
+        parts, relations, blocking = [], {}, []
+        if drifts:
+            knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
+                     f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
+            measures = (["its quarantine rate"] if e.quarantine else []) + ["the number of bronze rows a run judged"] + (
+                [f"the failures of each rule ({', '.join(f'`{r.name}`' for r in e.rules)})"] if e.rules else [])
+            parts.append(f"{', '.join(measures)} against its earlier runs ({knobs}; {d['severity']})")
+            relations["measures"] = _ref("quality_drift")
+            blocking += ["measures"] if d["severity"] == "error" else []
+        sources = sorted({m.source for m in e.mappings})
+        if watches:
+            parts.append(f"the columns its bronze ({', '.join(sources)}) gained, lost or retyped since the build "
+                         f"before ({e.schema_changes})")
+            relations["columns"] = _ref("quality_bronze_columns")
+            blocking += ["columns"] if e.schema_changes == "error" else []
+        what = f"Drift of `{name}`: {'; '.join(parts)}. One row per measure out of band or column changed, naming it."
+        severity = "error" if blocking else "warn"
+        test = _test("bloomery.bloomery_drift", f"{name}_drift", what, severity, relations=relations, entity=name,
+                     **({"sources": sources} if watches else {}), **({"blocking": blocking} if blocking else {}))
+        # with both parts present and only one of them an error, the other's rows must stay a
+        # WARN: dbt evaluates `<fail_calc> <error_if>` over the test's rows
+        if blocking and len(blocking) < len(relations):
+            next(iter(test.values()))["config"]["error_if"] = "!= 0 and max(blocking) = 1"
+        tests["quality_drift" if drifts else "quality_bronze_columns"].append(_tagged([test], _entity_tags(e))[0])
+    return tests
+
+
+def _drift_yaml(tests: list[dict]) -> str:
     doc = {"version": 2, "models": [{
         "name": "quality_drift",
         "description": "Per run, entity and measure (quarantine rate, volume, each rule's failures): the value, the "
@@ -174,6 +179,16 @@ def _drift_yaml(entities: list[Entity]) -> str:
         "columns": [{"name": c, "description": d} for c, d in _DRIFT_COLUMNS],
         "data_tests": tests}]}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _bronze_columns_yaml(tests: list[dict]) -> str:
+    model = {"name": "quality_bronze_columns",
+             "description": "One snapshot per build of the columns (name, engine type) of every bronze relation the "
+                            "entities read; each entity's `<entity>_drift` test reports what changed between the two "
+                            "latest."}
+    if tests:
+        model["data_tests"] = tests
+    return YAML_HEADER + yaml.safe_dump({"version": 2, "models": [model]}, sort_keys=False, allow_unicode=True, width=120)
 
 
 _DRIFT_COLUMNS = [

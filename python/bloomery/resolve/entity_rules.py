@@ -14,13 +14,13 @@ from ..guardrails.literals import _bound_literal, _enum_admissible
 from ..guardrails.pattern import PATTERN_MAX_POSITIONS, _pattern_positions
 from ..spec.dbt_metadata import _show
 from ..spec.yaml_source import format_path
-from ..transforms.chain import Lowered
+from ..transforms.chain import Lowered, can_fail
 from ..transforms.types import SpecType
 from ..vocabulary import UNKNOWN_MEMBER
 from .ir import Disposition, Rule
 from .naming import rule_name, unique_name
 from .tree import SpecTree
-from .values import type_ir
+from .values import split_source_path, type_ir
 
 
 def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, generated, scope=None,
@@ -69,7 +69,9 @@ def field_rules(tree: SpecTree, name, entity, doc, lowered, types, dedupe_cols, 
             # a nullifying step (nullif, split_part, ...) before a cast does not exempt the column:
             # `coercible` is judged at each cast, on the values that reach it non-NULL, so the
             # step's own NULLs stay silent and a value the cast cannot take still fires
-            if explicit_coercible:
+            # and only where the value can fail to coerce: a text column read as text has nothing
+            # to catch (spec-reference 3.1, "whose chain contains a cast")
+            if explicit_coercible or not can_fail(low, split_source_path(spec["from"])[1] is not None):
                 continue
             add(rule_name(col, "coercible", {}),
                 Rule("", "coercible", col, Disposition.FAIL if col in dedupe_cols else Disposition.QUARANTINE,

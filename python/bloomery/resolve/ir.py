@@ -203,7 +203,7 @@ class Entity:
     route: Route = field(init=False)
     # the drift tests' settings, as numbers computed here: only quality_drift reads them
     drift: Data
-    schema_changes: str               # what `<entity>_bronze_schema` reports of a bronze change
+    schema_changes: str               # what `<entity>_drift` reports of a bronze column change
     grants: Data | None
     partition_by: tuple[str, ...]
     # one per partition_by item: the time bucket a `unique` slice compares, None for a bare column

@@ -380,5 +380,13 @@ def _mark_source(step: dict, source: SpecType):
         step["from_type"] = source.name
 
 
+def can_fail(low: Lowered, json_source: bool) -> bool:
+    """Whether a mapped column's value can fail to coerce, where the macros test a failure marker
+    (macros/transforms/column_value.sql): a JSON document read from text (`from: "$.col.path"`),
+    a cast or a parse, or arithmetic cast back to a width it can outgrow. A column with none of
+    these has nothing an implicit `coercible` rule could catch."""
+    return json_source or any(_is_coercion_point(s) or s["op"] in ("multiply", "divide", "round") for s in low.steps)
+
+
 def _is_coercion_point(step: dict) -> bool:
     return (step["op"] == "cast" and step.get("marker", True)) or step["op"] in ("parse_format", "parse_decimal")

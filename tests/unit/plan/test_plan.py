@@ -431,9 +431,8 @@ def test_field_drop_is_breaking(pair):
     pair.edit(SHIPMENTS, '  carrier: {from: "$.carrier", transform: [trim, lower]}\n', "")
     p = pair.plan()
     assert only(p, "field:shipment.carrier").change_class is B
-    # its implicit coercible rule went with it; it quarantined, so the held rows are re-judged
-    assert only(p, "quality:shipment.carrier_coercible").change_class is R
-    assert p.replay_scope == ["shipment"]
+    # a text column read as text (trim, lower) has no cast and so no implicit coercible rule to lose
+    assert not [c for c in p.changes if c.subject.startswith("quality:")], p.changes
 
 
 def test_type_widening_and_narrowing(pair):
@@ -448,7 +447,7 @@ def test_type_widening_and_narrowing(pair):
 
 
 def test_field_added_is_additive_with_its_implicit_rule(pair):
-    pair.edit(MODEL, "      cost: {type: \"decimal(10,2)\"}\n", "      cost: {type: \"decimal(10,2)\"}\n      label: {type: string}\n")
+    pair.edit(MODEL, "      cost: {type: \"decimal(10,2)\"}\n", "      cost: {type: \"decimal(10,2)\"}\n      label: {type: int}\n")
     pair.edit(SHIPMENTS, "unmapped:", '  label: {from: "$.label"}\nunmapped:')
     p = pair.plan()
     assert classes(p) == {"field:shipment.label": [A], "quality:shipment.label_coercible": [R],

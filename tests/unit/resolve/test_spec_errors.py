@@ -718,7 +718,7 @@ def test_a_redaction_drops_every_spelling_of_its_column(tmp_path):
 
 
 B2B = ("mapping_version: 1\nsource: erp__accounts\ntarget: customer\nkey:\n  customer_id: {from: \"$.account\"}\n"
-       "fields:\n  country: {from: \"$.land\", transform: [trim, upper], quality: [{rule: length, max: 3, on_fail: flag}]}\n"
+       "fields:\n  country: {from: \"$.land\", transform: [trim, upper], quality: [{rule: length, max: 3, on_fail: flag}]}\n\n  signed_up_on: {from: \"$.since\"}\n"
        "unmapped: [\"$._load_id\", \"$._ingested_at\", \"$._source_row_id\"]\n")
 
 
@@ -732,8 +732,10 @@ def test_a_merged_entity_may_carry_dedupe_quarantine_and_quality(tmp_path):
     assert [m.name for m in customer.mappings] == both
     assert customer.dedupe and customer.quarantine
     rules = {r.name: r for r in customer.rules}
-    # the same rule on a column both mappings map (here the implicit coercible) is one rule, judging both
-    assert rules["customer_id_coercible"].mappings == tuple(both)
+    # the same rule on a column both mappings map (here the implicit coercible of a cast) is one
+    # rule, judging both; a key read as text has no cast, so no coercible rule
+    assert rules["signed_up_on_coercible"].mappings == tuple(both)
+    assert "customer_id_coercible" not in rules
     assert rules["country_length"].mappings == ("crm__customers->customer",)
     assert rules["country_length_max"].mappings == ("erp__accounts->customer",)
     assert all(r.mappings is None for r in customer.rules if r.kind == "referential")
