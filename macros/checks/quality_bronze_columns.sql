@@ -1,6 +1,6 @@
 {#- `quality_bronze_columns`: one snapshot per build of the columns of every bronze relation the
-    judged entities read, as the engine reports them (name and type), so that the test
-    `<entity>_bronze_schema` can say what changed since the build before (macros/audits/bronze_schema.sql).
+    judged entities read, as the engine reports them (name and type), so that each entity's drift
+    test can say what changed since the build before (macros/audits/bronze_schema_changes.sql).
     History: appended, never rebuilt (`full_refresh: false`).
 
     `sources` is a list of {source: <bronze source name>, relation: source('bronze', ...)}. A
