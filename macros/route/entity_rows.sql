@@ -14,7 +14,7 @@
 {% if swap %}{{ bloomery.publish_mark() }}
 {% endif -%}
 select
-  {#- the staged table carries the declared types and `_quality_ok` (quality_split.sql): copied as they are -#}
+  {#- the staged table carries the declared types and `_quality_ok` (stage_route.sql): copied as they are -#}
   {%- for col in entity.columns %}
   {{ q(col.name) }},
   {%- endfor %}

@@ -13,7 +13,7 @@
     here rewrites the staged table: a DELETE of the rows not kept and a DROP COLUMN of the
     verdict columns only mark rows and columns dead (PostgreSQL) or rewrite the touched row
     groups (DuckDB), and no column changes type: the staged table already carries the declared
-    types and `_quality_ok` (quality_split.sql). -#}
+    types and `_quality_ok` (stage_route.sql). -#}
 {% macro _publish_in_place(mapping, source, staged) -%}
   {%- if not execute or bloomery.publish_mark() not in (model.compiled_code or '') -%}select 1{%- else -%}
   {%- set q = adapter.quote -%}

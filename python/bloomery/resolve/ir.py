@@ -158,7 +158,7 @@ class Rule:
 @dataclass(frozen=True)
 class Route:
     """How `<entity>__staged` routes a judged row: decided here, rendered by
-    macros/route/quality_split.sql. A row takes the first route that applies: `deduped` (it lost
+    macros/stages/stage_route.sql. A row takes the first route that applies: `deduped` (it lost
     dedupe to a better row of its key), `held` (an unresolved reject row holds this very
     delivery), `quarantine` (it fired a rule of `divert`), else `keep`. A `fail` rule routes
     nothing: its blocking audit stops the build before anything is published, so fail outranks
