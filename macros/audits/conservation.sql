@@ -164,20 +164,21 @@ unproven as (
     and not exists (select 1 from trimmed as t
                     where t.{{ src }} = coalesce(k.{{ src }}, x.{{ src }}) and t.{{ q('_load_id') }} = coalesce(k.{{ q('_load_id') }}, x.{{ q('_load_id') }}))
 ),
-{#- the rows of the loads that did not add up, both sides, one by one -#}
+{#- the rows of the loads that did not add up, both sides, one by one; `exists (select 1 from
+    unproven)` is evaluated once, so a run whose loads all add up reads neither side again -#}
 kept_unproven as (
   select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }} from {{ model }} as k
   where k.{{ q('route') }} = 'keep'
-    and exists (select 1 from unproven as u where u.{{ src }} = k.{{ src }} and u.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }})
+    and exists (select 1 from unproven) and exists (select 1 from unproven as u where u.{{ src }} = k.{{ src }} and u.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }})
   {%- if reject is not none %}
   union all
   select r.{{ src }}, r.{{ srid }}, r.{{ q('_load_id') }} from replayed as r
-  where exists (select 1 from unproven as u where u.{{ src }} = r.{{ src }} and u.{{ q('_load_id') }} is not distinct from r.{{ q('_load_id') }})
+  where exists (select 1 from unproven) and exists (select 1 from unproven as u where u.{{ src }} = r.{{ src }} and u.{{ q('_load_id') }} is not distinct from r.{{ q('_load_id') }})
   {%- endif %}
 ),
 published_unproven as (
   select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published_by_load }}) as x
-  where exists (select 1 from unproven as u where u.{{ src }} = x.{{ src }} and u.{{ q('_load_id') }} is not distinct from x.{{ q('_load_id') }})
+  where exists (select 1 from unproven) and exists (select 1 from unproven as u where u.{{ src }} = x.{{ src }} and u.{{ q('_load_id') }} is not distinct from x.{{ q('_load_id') }})
 ),
 {#- the entity rows of trimmed loads, matched one by one: their count may fall below their kept
     deliveries (a newer delivery replaced one), so a count would not see a duplicate -#}

@@ -139,8 +139,9 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
     model it is declared on: `quality_drift` when the entity has drift measures, else
     `quality_bronze_columns`; the other relation is an argument."""
     tests: dict[str, list[dict]] = {"quality_drift": [], "quality_bronze_columns": []}
+    drifting_names, watched_names = {e.name for e in drifting}, {e.name for e in watched}
     for e in entities:
-        drifts, watches = e in drifting, e in watched
+        drifts, watches = e.name in drifting_names, e.name in watched_names
         if not (drifts or watches):
             continue
         name, d = e.name, e.drift
