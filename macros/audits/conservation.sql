@@ -186,6 +186,19 @@ trimmed_rows as (
   select x.{{ src }}, x.{{ srid }}, x.{{ q('_load_id') }} from ({{ published_by_load }}) as x
   where exists (select 1 from trimmed) and {{ in_trimmed }}
 ),
+{#- the ledger's deliveries of the loads that did not add up, against bronze's copies of each
+    identity: a delivery recorded more often than bronze holds it (a kept row duplicated in the
+    entity, a verdict written twice, or one swapped for an identity bronze never delivered) is
+    named. A load with more verdicts than bronze rows may be one bronze's retention trimmed: there
+    a delivery bronze no longer holds is not named, one it still holds is. -#}
+recorded_open as (
+  select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, count(*) as n,
+         max(case when t.{{ q('_load_id') }} is null then 0 else 1 end) as in_trimmed
+  from {{ model }} as l
+  left join trimmed as t on t.{{ src }} = l.{{ src }} and t.{{ q('_load_id') }} = l.{{ q('_load_id') }}
+  where exists (select 1 from open_loads) and exists (select 1 from open_loads as o where o.{{ src }} = l.{{ src }} and o.{{ q('_load_id') }} = l.{{ q('_load_id') }})
+  group by l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}
+),
 violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
   from bronze as b
@@ -194,6 +207,15 @@ violations as (
     where l.{{ src }} = b.{{ src }} and l.{{ srid }} = b.{{ srid }}
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
+  union all
+  select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }},
+         'judged ' || cast(l.n as {{ s }}) || ' times, delivered ' || cast(count(b.{{ srid }}) as {{ s }}) || ' times'
+  from recorded_open as l
+  left join bronze as b
+    on b.{{ src }} = l.{{ src }} and b.{{ srid }} = l.{{ srid }}
+   and b.{{ q('_load_id') }} = l.{{ q('_load_id') }} and b.{{ q('_ingested_at') }} = l.{{ q('_ingested_at') }}
+  group by l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, l.n, l.in_trimmed
+  having l.n > count(b.{{ srid }}) and (l.in_trimmed = 0 or count(b.{{ srid }}) > 0)
   union all
   {#- one row per load that did not add up, whatever the rows below find: no difference passes #}
   select u.{{ src }}, null, u.{{ q('_load_id') }}, null,
@@ -224,13 +246,13 @@ violations as (
   group by k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }}
   having count(*) > 1
   union all
-  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row of a load bronze no longer holds, '
-         || cast(count(*) as {{ s }}) || ' times'
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row '
+         || cast(count(*) as {{ s }}) || ' times (its load has more verdicts than bronze rows)'
   from trimmed_rows as p
   group by p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}
   having count(*) > 1
   union all
-  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row of a load bronze no longer holds without a kept delivery'
+  select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row without a kept delivery (its load has more verdicts than bronze rows)'
   from trimmed_rows as p
   where not exists (select 1 from {{ model }} as l
                     where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('_load_id') }} = p.{{ q('_load_id') }}

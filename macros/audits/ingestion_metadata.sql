@@ -13,7 +13,7 @@
   {%- set ts = bloomery.safe_cast('s.' ~ at, {'name': 'timestamp'}) -%}
   {%- set ledger = none -%}
   {%- if execute and entity and not flags.FULL_REFRESH -%}
-    {%- set ledger = adapter.get_relation(database=model.database, schema=model.schema, identifier=entity ~ '__ledger') -%}
+    {%- set ledger = bloomery._readable_ledger(model.database, model.schema, entity) -%}
     {%- if ledger is not none and 'content_hash' not in adapter.get_columns_in_relation(ledger) | map(attribute='name') | map('lower') | list -%}
       {%- set ledger = none -%}
     {%- endif -%}

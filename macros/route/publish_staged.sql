@@ -32,17 +32,10 @@
   {#- the bronze payload, when the staged table carries one (not every entity keeps it), is the
       reject table's to keep: the rest table leaves it out -#}
   {%- set narrow = staged_cols | rejectattr('name', 'equalto', '_bloomery_raw') | map(attribute='name') | list -%}
-  {#- a kept row's delivery content (`_bloomery_content`, which the ledger records) is not published:
-      the rest table keeps it beside the kept row's identity, a narrow record per kept row
-      (inserted, so every column keeps the staged table's type, numeric(p,s) included) -#}
-  {%- set record = ['_source_row_id', '_load_id', '_ingested_at', '_bloomery_content', '_bloomery_route'] -%}
 drop table if exists {{ rest }};
 create table {{ rest }} as
 select {% for c in narrow %}{{ q(c) }}{{ ", " if not loop.last }}{% endfor %}
 from {{ staged }} where {{ q('_bloomery_route') }} <> 'keep';
-insert into {{ rest }} ({% for c in record %}{{ q(c) }}{{ ", " if not loop.last }}{% endfor %})
-select {% for c in record %}{{ q(c) }}{{ ", " if not loop.last }}{% endfor %}
-from {{ staged }} where {{ q('_bloomery_route') }} = 'keep';
 delete from {{ staged }} where {{ q('_bloomery_route') }} <> 'keep';
   {%- for c in staged_cols if c.name not in published %}
 alter table {{ staged }} drop column {{ q(c.name) }};
@@ -56,8 +49,6 @@ select
   {%- for c in staged_cols %}
   {%- if c.name in published %}
   e.{{ q(c.name) }}
-  {%- elif c.name == '_bloomery_content' %}
-  k.{{ q(c.name) }}
   {%- elif c.name == '_bloomery_mapping' %}
   cast({{ bloomery.string_literal(mapping) }} as {{ c.data_type }}) as {{ q(c.name) }}
   {%- elif c.name == '_bloomery_source' %}
@@ -71,12 +62,6 @@ select
   {%- endif %}{{ "," if not loop.last }}
   {%- endfor %}
 from {{ this }} as e
-{#- one content record per kept row: a kept identity is unique (two copies of one delivery are one
-    key, deduped; two contents under one identity stop the run in the ingestion-metadata audit,
-    before the entity publishes) #}
-left join {{ rest }} as k
-  on k.{{ q('_bloomery_route') }} = 'keep' and k.{{ q('_source_row_id') }} = e.{{ q('_source_row_id') }}
- and k.{{ q('_load_id') }} = e.{{ q('_load_id') }} and k.{{ q('_ingested_at') }} = e.{{ q('_ingested_at') }}
 where e.{{ q('_source_row_id') }} is not null
 union all
 select
@@ -84,6 +69,5 @@ select
   {% if c.name in narrow %}{{ q(c.name) }}{% else %}cast(null as {{ c.data_type }}) as {{ q(c.name) }}{% endif %}{{ "," if not loop.last }}
   {%- endfor %}
 from {{ rest }}
-where {{ q('_bloomery_route') }} <> 'keep'
   {%- endif -%}
 {%- endmacro %}

@@ -5,15 +5,17 @@
     (DuckDB, PostgreSQL), the entity's post-hook, in the transaction of the entity's own node
     (publish_staged.sql, `_publish_in_place`):
       1. keeps the rows that are not kept, narrow (no bronze payload: the reject table, built
-         before the entity, holds it), in `<entity>__staged_rest`, with a record of each kept
-         row's identity and delivery content (the ledger's `content_hash`; not published);
+         before the entity, holds it), in `<entity>__staged_rest`;
       2. deletes them from the staged table and drops the columns the entity does not publish
          (the staged table already carries `_quality_ok` and the declared types, so nothing is
          added or altered: on PostgreSQL either would write every tuple again);
       3. moves what the model's own statement wrote (the unknown member, if declared) into it;
       4. drops that statement's table and renames the staged table into its place;
       5. makes `<entity>__staged` a view (the published kept rows, with the verdict columns they
-         had and their content joined from their records, and the rest table), so the ledger and a later `dbt test` read every judged row.
+         had but their delivery content, which the entity does not publish, and the rest table),
+         so a later `dbt test` of the staged audits reads every judged row.
+    The ledger's verdicts were recorded before (ledger_rest.sql: the kept rows are the entity's,
+    the rest table's row written by the hook before this one).
     Nothing is visible before the blocking audits on `__staged` passed (they run before the entity
     node), and a kill at any point before the node commits rolls all of it back. The next build
     replaces the view with a table again. Other engines, and builds that append to an existing

@@ -102,7 +102,8 @@ with
 {#- A bronze row of this run's batch: a delivery the ledger has not recorded as judged, matched by
     identity (bronze relation, `_source_row_id`, `_load_id`, `_ingested_at`), never by a
     timestamp: a late part of a judged load, or a retried load with older timestamps, is judged
-    like any other delivery. Only the rows of an open load are matched row by row (`_open_loads`).
+    like any other delivery. Only the rows of an open load are matched row by row (`_open_loads`),
+    and a load bronze holds more rows of than the ledger recorded is judged whole (`grown`).
     A row with a NULL in its identity matches nothing, so it is always in the batch, where the
     ingestion-metadata audit stops the run. A judged identity arriving with other content than the
     ledger recorded (`content`, see `delivery_content`) is in the batch too, so the audit sees it
@@ -112,6 +113,8 @@ with
 {% macro _in_batch(state, prefix, source, content) -%}
   {%- set q = adapter.quote -%}
   ({{ prefix }}{{ q('_load_id') }} is null
+   or exists (select 1 from open_loads as o
+              where o.{{ q('source_relation') }} = {{ source }} and o.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }} and o.{{ q('grown') }})
    or (exists (select 1 from open_loads as o
                where o.{{ q('source_relation') }} = {{ source }} and o.{{ q('_load_id') }} = {{ prefix }}{{ q('_load_id') }})
        and not exists (
@@ -140,7 +143,7 @@ with
 {% macro _batch_state(entity) -%}
   {%- if not execute or not entity.metadata or flags.FULL_REFRESH
         or entity.get('materialization', 'incremental_by_key') == 'full' -%}{{ return(none) }}{%- endif -%}
-  {%- set ledger = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity ~ '__ledger') -%}
+  {%- set ledger = bloomery._readable_ledger(this.database, this.schema, entity.entity) -%}
   {%- set published = adapter.get_relation(database=this.database, schema=this.schema, identifier=entity.entity) -%}
   {%- if ledger is none or published is none -%}{{ return(none) }}{%- endif -%}
   {#- a ledger from before `content_hash` gets it in its own pre-hook, after this model ran -#}

@@ -144,15 +144,17 @@ def test_a_quarantined_child_waits_for_replay_whatever_its_timestamp(kind, tmp_p
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("tamper, problem", [
-    ("delete from main.customer__ledger where _source_row_id = 'c-20'", "bronze row never judged"),
-    ("delete from main.customer where _source_row_id = 'c-20'", "do not add up to the entity rows"),
+    # the ledger is the entity's kept rows and the rest table of the deliveries not kept
+    ("delete from main.customer__ledger_rest where _source_row_id = 'c-1z'", "bronze row never judged"),
+    ("delete from main.customer where _source_row_id = 'c-20'", "bronze row never judged"),
     ("delete from main.customer__reject where _source_row_id = 'c-21'", "diverted but not in the reject table"),
-    ("delete from main.customer__ledger where _source_row_id = 'c-21'", "unresolved reject without a diverted delivery"),
+    ("delete from main.customer__ledger_rest where _source_row_id = 'c-21'", "unresolved reject without a diverted delivery"),
 ])
 def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, engine, tmp_path, request):
-    """The audit is global: a bronze row the ledger lost, a kept row the entity lost, a diverted row
-    the reject table lost, or a reject whose diverted delivery the ledger lost, fails it in a later
-    `dbt test`, not only in the build that judged it."""
+    """The audit is global: a deduped delivery the ledger lost, a kept row the entity lost (its
+    delivery is then judged nowhere), a diverted row the reject table lost, or a reject whose
+    diverted delivery the ledger lost, fails it in a later `dbt test`, not only in the build that
+    judged it."""
     project = engine_project(engine, tmp_path, request)
     materialize(project, "incremental_by_key")
     built_once(project)
@@ -165,21 +167,40 @@ def test_the_conservation_audit_finds_a_row_that_is_nowhere(tamper, problem, eng
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_kept_row_the_entity_lost_is_judged_again(engine, tmp_path, request):
+    """A kept delivery is recorded by its entity row: a row lost from the entity is a delivery the
+    ledger no longer holds, so the next build judges it again (with the rest of its load, which
+    bronze now holds more rows of than the ledger) and the audit passes."""
+    project = engine_project(engine, tmp_path, request)
+    materialize(project, "incremental_by_key")
+    built_once(project)
+    before = state(project)
+    project.execute("delete from main.customer where _source_row_id = 'c-20'")
+    result = project.dbt("build")
+    assert result.statuses["customer_conservation"] == "pass"
+    assert state(project)["entity"] == before["entity"]
+    staged = {r[0] for r in project.query("select _source_row_id from main.customer__staged")}
+    assert "c-20" in staged
+    assert staged >= {r[0] for r in project.query("select _source_row_id from main.crm__customers where _load_id = 'l2'")}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("tamper, found_rows", [
-    # a delivery of load l2 swapped for another identity in the ledger: l2's count is unchanged
-    (["update main.customer__ledger set _source_row_id = 'c-20x' where _source_row_id = 'c-20'"],
-     {("c-20", "bronze row never judged"),
-      (None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
-      ("c-20x", "kept but not in the entity"), ("c-20", "entity row without a kept delivery")}),
-    # an entity row of load l2 swapped for another source row
+    # a deduped delivery of load l2 swapped for another identity in the rest table: l2's count is unchanged
+    (["update main.customer__ledger_rest set _source_row_id = 'c-1zx' where _source_row_id = 'c-1z'"],
+     {("c-1z", "bronze row never judged"), ("c-1zx", "judged 1 times, delivered 0 times")}),
+    # an entity row of load l2 swapped for another source row: its kept delivery with it
     (["update main.customer set _source_row_id = 'c-20x' where _source_row_id = 'c-20'"],
-     {(None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
-      ("c-20", "kept but not in the entity"), ("c-20x", "entity row without a kept delivery")}),
+     {("c-20", "bronze row never judged"), ("c-20x", "judged 1 times, delivered 0 times")}),
     # an entity row of load l2 lost and another of the same load duplicated: l2's count is unchanged
     (["delete from main.customer where _source_row_id = 'c-20'",
       "insert into main.customer select * from main.customer where _source_row_id = 'c-5b'"],
-     {(None, "kept deliveries and replayed rows are not the entity rows of the load (3 each, other source rows)"),
-      ("c-20", "kept but not in the entity"), ("c-5b", "entity row 2 times")}),
+     {("c-20", "bronze row never judged"), ("c-5b", "judged 2 times, delivered 1 times")}),
+    # an entity row admitted from nowhere: c-21's delivery (same load and time as c-20's) is diverted
+    # and its reject unresolved, so it is no kept delivery, and no replay admitted it
+    (["update main.customer set _source_row_id = 'c-21' where _source_row_id = 'c-20'"],
+     {("c-20", "bronze row never judged"), ("c-21", "entity row without a kept delivery"),
+      (None, "kept deliveries and replayed rows (2) do not add up to the entity rows (3) of the load")}),
 ])
 def test_the_conservation_audit_proves_each_load_by_fingerprint(tamper, found_rows, engine, tmp_path, request):
     """Issue 39: the audit compares each load's count and fingerprint of identities, and joins row

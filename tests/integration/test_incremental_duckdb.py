@@ -89,9 +89,10 @@ def test_redelivery_keeps_first_seen(tmp_path):
 
 
 def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
-    """The ledger is built after the entity and its reject table: a run stopped before it (here,
-    after the staged model, then after the entity) leaves its batch unrecorded, and the next run
-    judges it again; a batch the ledger recorded is never judged again."""
+    """The ledger is the entity's kept rows and the rest table its node writes in the same
+    transaction: a run stopped before the entity (here, after the staged model and the reject
+    table) leaves its batch unrecorded, and the next run judges it again; once the entity node
+    committed, the batch is recorded, and a recorded batch is never judged again."""
     project = incremental_project(tmp_path)
     load_batches(project, {"l1", "l2"})
     assert project.compile() == 0
@@ -100,20 +101,18 @@ def test_a_batch_the_ledger_has_not_recorded_is_judged_again(tmp_path):
     recorded = "select _source_row_id from main.customer__ledger where _source_row_id in ('c-13', 'c-14', 'c-15')"
     one = [("C13", "c13@example.com", "lu", "2020-01-01", None, "l4", "2024-06-01 00:00:00", "c-13")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], one, append=True)
-    project.dbt("run", "--select", "customer__staged")      # as if killed before the entity
-    assert project.query(recorded) == []
-    project.dbt("run", "--select", "customer__staged", "customer__reject", "customer")   # ... before the ledger
+    project.dbt("run", "--select", "customer__staged", "customer__reject")      # as if killed before the entity
     assert project.query(recorded) == []
     two = [("C14", "c14@example.com", "lu", "2020-01-01", None, "l5", "2024-06-02 00:00:00", "c-14")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], two, append=True)
-    project.dbt("build")
+    project.dbt("run", "--select", "customer__staged", "customer__reject", "customer")   # ... stopped after the entity
     assert {r[0] for r in project.query(staged)} == {"c-13", "c-14"}
     assert sorted(project.query(recorded)) == [("c-13",), ("c-14",)]
-    assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14')")[0][0] == 2
     three = [("C15", "c15@example.com", "lu", "2020-01-01", None, "l6", "2024-06-03 00:00:00", "c-15")]
     project.write_bronze("crm__customers", shop.CUSTOMERS["columns"], three, append=True)
     project.dbt("build")          # recorded batches are not judged again, whatever their timestamps
     assert {r[0] for r in project.query(staged)} == {"c-15"}
+    assert sorted(project.query(recorded)) == [("c-13",), ("c-14",), ("c-15",)]
     assert project.query("select count(*) from main.customer where _source_row_id in ('c-13', 'c-14', 'c-15')")[0][0] == 3
 
 

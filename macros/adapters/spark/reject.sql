@@ -24,27 +24,40 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- Rewrites `<entity>__ledger` (if there is one) with the deliveries of the reject rows retention
-    drops from `reject` marked 'expired'; the rows `staged` diverts or holds are spared. -#}
+{#- Rewrites where the ledger's verdicts are written (`ledger_verdicts`, if any) with the deliveries of the reject rows retention
+    drops from `reject` marked 'expired'; the rows `staged` diverts or holds are spared. In a rest
+    table, the delivery of a resolved one that has its entity row (replay admitted it) is left out
+    instead, as `ledger_record_expired` does. -#}
 {% macro _spark_expire_in_ledger(reject, retention_hours, staged=none) -%}
-  {%- set ledger = adapter.get_relation(database=reject.database, schema=reject.schema,
-                                        identifier=reject.identifier[:-('__reject' | length)] ~ '__ledger') -%}
+  {%- set name = reject.identifier[:-('__reject' | length)] -%}
+  {%- set ledger = bloomery.ledger_verdicts(reject.database, reject.schema, name) -%}
   {%- if ledger is not none -%}
     {%- set q = adapter.quote -%}
-    {#- the ledger's own columns, in its order (a rewrite is an insert by position) -#}
+    {%- set entity = adapter.get_relation(database=reject.database, schema=reject.schema, identifier=name) -%}
+    {%- set rest = ledger.identifier == name ~ '__ledger_rest' and entity is not none -%}
+    {%- set merged = rest and '_source' in adapter.get_columns_in_relation(entity) | map(attribute='name') | map('lower') | list -%}
+    {#- the table's own columns, in its order (a rewrite is an insert by position) -#}
     {%- set cols = adapter.get_columns_in_relation(ledger) | map(attribute='name') | list -%}
     {%- set keep -%}
       select {% for c in cols %}{% if c == 'route' %}case when l.{{ q('route') }} = 'quarantine' and e.{{ q('_source_row_id') }} is not null then 'expired' else l.{{ q('route') }} end as {{ q('route') }}{% else %}l.{{ q(c) }}{% endif %}{{ ", " if not loop.last }}{% endfor %}
       from {{ ledger }} as l
       left join (
-        select distinct r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }} from {{ reject }} as r
+        select r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }}, max(r.{{ q('resolved_at') }}) as {{ q('resolved_at') }} from {{ reject }} as r
         {%- if staged is not none %}
         left anti join (select {{ q('_source_row_id') }}, {{ q('_bloomery_source') }} from {{ staged }}
                         where {{ q('_bloomery_route') }} in ('quarantine', 'held')) as f
           on f.{{ q('_source_row_id') }} = r.{{ q('_source_row_id') }} and f.{{ q('_bloomery_source') }} = r.{{ q('source_relation') }}
         {%- endif %}
         where not ({{ bloomery._spark_retained(retention_hours) }})
+        group by r.{{ q('source_relation') }}, r.{{ q('_source_row_id') }}
       ) as e on e.{{ q('_source_row_id') }} = l.{{ q('_source_row_id') }} and e.{{ q('source_relation') }} = l.{{ q('source_relation') }}
+      {%- if rest %}
+      left join (select distinct {{ q('_source_row_id') }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}
+                 {%- if merged %}, {{ q('_source') }}{% endif %} from {{ entity }}) as k
+        on k.{{ q('_source_row_id') }} = l.{{ q('_source_row_id') }} and k.{{ q('_load_id') }} = l.{{ q('_load_id') }}
+       and k.{{ q('_ingested_at') }} = l.{{ q('_ingested_at') }}{% if merged %} and k.{{ q('_source') }} = l.{{ q('source_relation') }}{% endif %}
+      where not (l.{{ q('route') }} = 'quarantine' and e.{{ q('resolved_at') }} is not null and k.{{ q('_source_row_id') }} is not null)
+      {%- endif %}
     {%- endset -%}
     {%- do bloomery._spark_rewrite(ledger, keep) -%}
   {%- endif -%}

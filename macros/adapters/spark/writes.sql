@@ -7,8 +7,8 @@
     of a table the same query reads. So every write that changes existing rows is a rewrite: the
     rows to keep go to a side table (`<table>__bloomery_rewrite`), which then overwrites the table.
       - `<entity>`: incremental `append`; the pre-hook that deletes the rows this run re-judges
-        rewrites the table without them (`entity_delete_touched`). `<entity>__ledger` likewise
-        (`ledger_forget_rejudged`).
+        rewrites the table without them (`entity_delete_touched`). `<entity>__ledger_rest` (or a
+        type 2 entity's `<entity>__ledger`) likewise (`ledger_forget_rejudged`).
       - `<entity>__reject`: `insert_overwrite` of the whole table, rebuilt by its own select from a
         snapshot taken by a pre-hook (`<table>__bloomery_prev`): this run's diverted rows, the
         earlier rows they do not replace, the resolve post-hook folded in as a CASE, the redact
@@ -54,12 +54,13 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- The ledger's pre-hook: forgetting the re-judged deliveries, as a rewrite without them. -#}
-{% macro spark__ledger_forget_rejudged(staged, everything, versions=false) -%}
-  {%- if is_incremental() -%}
+{#- The ledger's pre-hook (a type 2 entity's ledger, or the rest table the entity's own pre-hook
+    writes): forgetting the re-judged deliveries, as a rewrite without them. -#}
+{% macro spark__ledger_forget_rejudged(staged, everything, versions, ledger) -%}
+  {%- if execute -%}
     {%- set q = adapter.quote -%}
     {%- set keep -%}
-      select t.* from {{ this }} as t
+      select t.* from {{ ledger }} as t
       left anti join (select distinct {{ q('_source_row_id') }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('_bloomery_source') }} from {{ staged }}) as d
         on t.{{ q('_source_row_id') }} = d.{{ q('_source_row_id') }} and t.{{ q('_load_id') }} = d.{{ q('_load_id') }}
        and t.{{ q('_ingested_at') }} = d.{{ q('_ingested_at') }} and t.{{ q('source_relation') }} = d.{{ q('_bloomery_source') }}
@@ -67,8 +68,14 @@
       where t.{{ q('route') }} in {{ bloomery._ledger_routes_kept(versions) }}
       {%- endif %}
     {%- endset -%}
-    {%- do bloomery._spark_rewrite(this, keep) -%}
+    {%- do bloomery._spark_rewrite(ledger, keep) -%}
   {%- endif -%}
+{%- endmacro %}
+
+{#- the rest table of a type 1 entity's ledger (ledger_rest.sql): parquet, as every table here -#}
+{% macro spark__ledger_rest_create(rest, sql) -%}
+create table {{ rest }} using parquet as
+{{ sql }}
 {%- endmacro %}
 
 {#- No transactions: each statement above is final when it returns. -#}

@@ -31,7 +31,8 @@ class _Files(dict):
             raise self.project.relocate(EmitError(
                 f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
                 f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
-                "rename the entity or check: names ending in __staged, __staged_rest, __kept, __reject, __ledger or "
+                "rename the entity or check: names ending in __staged, __staged_rest, __kept, __reject, __ledger, "
+                "__ledger_rest or "
                 "__reconcile, and mart_data_quality, quality_quarantine_rate, quality_drift and quality_bronze_columns, are "
                 "bloomery's"))
         self[name], self.origin[name] = text, origin
@@ -44,14 +45,17 @@ class _Files(dict):
         relations = {name.rsplit(".", 1)[0]: self.origin[name] for name in self if name.endswith(".sql")}
         for name, entity in entities.items():
             relations.setdefault(name, f"entities.{name}")            # a type 2 entity's snapshot
-            rest = f"{name}__staged_rest"                               # publish_staged's rows not kept
-            if rest.lower() in {r.lower() for r in relations}:
-                raise self.project.relocate(EmitError(
-                    f"`{rest}` is a relation bloomery writes for the entity `{name}` when it publishes, and "
-                    f"{relations.get(rest) or 'another node'} is generated under that name too",
-                    Location(path=relations.get(rest) or f"entities.{name}"),
-                    "rename the entity: names ending in __staged_rest are bloomery's"))
-            relations[rest] = f"entities.{name}"
+            # the relations bloomery writes outside dbt's graph: publish_staged's rows not kept, and
+            # the ledger's deliveries not kept (macros/route/ledger_rest.sql)
+            for suffix in ("__staged_rest", "__ledger_rest"):
+                rest = f"{name}{suffix}"
+                if rest.lower() in {r.lower() for r in relations}:
+                    raise self.project.relocate(EmitError(
+                        f"`{rest}` is a relation bloomery writes for the entity `{name}`, and "
+                        f"{relations.get(rest) or 'another node'} is generated under that name too",
+                        Location(path=relations.get(rest) or f"entities.{name}"),
+                        f"rename the entity: names ending in {suffix} are bloomery's"))
+                relations[rest] = f"entities.{name}"
         bronze = {s["name"].lower(): s for s in self.project.sources}
         for relation, origin in sorted(relations.items()):
             source = bronze.get(relation.lower())
@@ -63,14 +67,14 @@ class _Files(dict):
                     "schema, the first build would replace the bronze table with it",
                     Location(path=origin or f"entities.{entity}"),
                     "rename the entity (or check), or land bronze under another name; bloomery generates "
-                    "`<entity>`, `<entity>__staged`, `__staged_rest`, `__kept`, `__reject`, `__ledger`, "
+                    "`<entity>`, `<entity>__staged`, `__staged_rest`, `__kept`, `__reject`, `__ledger`, `__ledger_rest`, "
                     "`<check>__reconcile` and the quality marts"))
             if len(relation.encode()) > NAME_MAX_BYTES:
                 raise self.project.relocate(EmitError(
                     f"the generated relation `{relation}` is {len(relation.encode())} bytes long; PostgreSQL keeps "
                     f"{NAME_MAX_BYTES} bytes of a name and would cut it (and two cut names can meet)",
                     Location(path=origin), f"shorten the entity (or check) name: with the longest suffix bloomery adds "
-                    f"(`__staged_rest`, 13 bytes) it must fit {NAME_MAX_BYTES} bytes"))
+                    f"(`__staged_rest`, `__ledger_rest`: 13 bytes) it must fit {NAME_MAX_BYTES} bytes"))
 
     def refuse_test_name_clashes(self, entities: dict) -> None:
         seen: dict[str, str] = {}

@@ -36,6 +36,13 @@ def _entity_sql(entity: Entity) -> str:
     first = entity.mappings[0]
     publish = ["{{ bloomery.publish_staged(" + literal(first.name) + ", " + literal(first.source)
                + ", ref(" + staged + ")) }}", STATISTICS]
+    # a type 1 entity's ledger is its kept rows and the rest table these hooks write, inside the
+    # entity node's transaction, before the staged table is published (macros/route/ledger_rest.sql)
+    forget = []
+    if entity.metadata and entity.scd != "type2":
+        everything = ", true" if entity.materialization == "full" else ""
+        forget = ["{{ bloomery.ledger_rest_forget(ref(" + staged + ")" + everything + ") }}"]
+        publish = ["{{ bloomery.ledger_rest_record(ref(" + staged + ")) }}"] + publish
     if entity.scd == "type2":
         # History is the snapshot's: this view is what it versions, this run's kept rows.
         config = _config(materialized="view", tags=_tags(entity.name))
@@ -47,10 +54,10 @@ def _entity_sql(entity: Entity) -> str:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity.identity_key) + ", "
                 + literal(bool(entity.dedupe)) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook], post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
+                         pre_hook=[hook] + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
     else:
         # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
-        config = _config(materialized="table", post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
+        config = _config(materialized="table", pre_hook=forget or None, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
     deps = ""
     if entity.quarantine:
         # the reject table first: a run stopped between the two leaves diverted rows recorded
@@ -61,22 +68,29 @@ def _entity_sql(entity: Entity) -> str:
 
 
 def _ledger_sql(entity: Entity) -> str:
-    """`<entity>__ledger`: the bronze deliveries judged so far, by identity, with their route. It
-    is built last (after the entity and its reject table): what it records is what the next
-    incremental run will not judge again, so a run stopped before it leaves its batch to be
-    judged again rather than lost."""
+    """`<entity>__ledger`: the bronze deliveries judged so far, by identity, with their route. Of a
+    type 1 entity it is a view: the entity's kept rows and the rest table its hooks write (one
+    write of each verdict, docs/design.md "What a build judges: the ledger"). Of a type 2 entity
+    it is a table of every delivery, built last (after the entity and its reject table): what it
+    records is what the next incremental run will not judge again, so a run stopped before it
+    leaves its batch to be judged again rather than lost."""
     name = entity.name
     staged = literal(f"{name}__staged")
-    deps = "-- depends_on: {{ ref(" + literal(name) + ") }}\n"
+    deps = ""
     if entity.quarantine:
         deps += "-- depends_on: {{ ref(" + literal(f"{name}__reject") + ") }}\n"
+    if entity.scd != "type2":
+        source = "none" if _merged(entity) else literal(entity.mappings[0].source)
+        config = _config(materialized="view", tags=_tags(name))
+        return (SQL_HEADER + deps + config
+                + "{{ bloomery.ledger_view(ref(" + literal(name) + "), " + source + ") }}\n")
+    deps = "-- depends_on: {{ ref(" + literal(name) + ") }}\n" + deps
     # judged deliveries are history, as the reject table is: a full refresh must not forget the
     # diverted deliveries bronze no longer holds (their reject rows are still accounted for)
     everything = ", true" if entity.materialization == "full" else ""
     # a type 2 entity's snapshot deletes nothing: the kept verdicts of deliveries bronze no longer
     # holds stay too, matched to the versions they left current (docs/design.md, "Bronze retention")
-    versions = ", versions=true" if entity.scd == "type2" else ""
-    forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + versions + ") }}"
+    forget = "{{ bloomery.ledger_forget_rejudged(ref(" + staged + ")" + everything + ", versions=true) }}"
     config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="fail",
                      full_refresh=False, pre_hook=[forget], post_hook=[STATISTICS], tags=_tags(name))
     return SQL_HEADER + deps + config + "{{ bloomery.ledger_rows(ref(" + staged + ")) }}\n"
