@@ -43,11 +43,11 @@
   {%- set published_by_load -%}
   {%- if current_only -%}
   select p.{{ src }}, p.{{ srid }},
-         case when exists (select 1 from {{ model }} as l
+         case when exists (select 1 from ledger as l
                            where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }}
                              and l.{{ q('_load_id') }} = p.{{ q('_load_id') }} and l.{{ q('route') }} = 'keep')
               then p.{{ q('_load_id') }}
-              else coalesce((select max(l.{{ q('_load_id') }}) from {{ model }} as l
+              else coalesce((select max(l.{{ q('_load_id') }}) from ledger as l
                              where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('route') }} = 'keep'),
                             p.{{ q('_load_id') }}) end as {{ q('_load_id') }}
   from ({{ published }}) as p
@@ -63,13 +63,18 @@
 {#- as text: a merged entity's ledger holds the union's type of a column two bronze relations type apart -#}
 {%- set delivery_fp = bloomery.identity_fingerprint(['cast(' ~ srid ~ ' as ' ~ s ~ ')', 'cast(' ~ q('_load_id') ~ ' as ' ~ s ~ ')',
                                                      'cast(' ~ q('_ingested_at') ~ ' as ' ~ s ~ ')']) %}
-with load_counts as (
+{#- the ledger, computed once: of a type 1 entity it is a view of the entity and the rest table,
+    which every read below would otherwise evaluate again -#}
+with ledger as {{ bloomery.cte_materialized() }} (
+  select * from {{ model }}
+),
+load_counts as (
   {%- for b in sources %}
   {%- set name = bloomery.string_literal(names[loop.index0]) %}
   select {{ name }} as {{ src }}, coalesce(b.{{ q('_load_id') }}, l.{{ q('_load_id') }}) as {{ q('_load_id') }},
          b.n as bronze_n, l.n as ledger_n, b.fp as bronze_fp, l.fp as ledger_fp
   from (select {{ q('_load_id') }}, count(*) as n, {{ delivery_fp }} as fp from {{ b }} group by {{ q('_load_id') }}) as b
-  full join (select {{ q('_load_id') }}, count(*) as n, {{ delivery_fp }} as fp from {{ model }}
+  full join (select {{ q('_load_id') }}, count(*) as n, {{ delivery_fp }} as fp from ledger
              where {{ src }} = {{ name }} group by {{ q('_load_id') }}) as l
     on l.{{ q('_load_id') }} = b.{{ q('_load_id') }}
   {%- if not loop.last %}
@@ -110,14 +115,14 @@ rejected as (
 {#- this run's deduped deliveries, matched row by row to their winners (a few percent of a batch) -#}
 judged_now as (
   select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('route') }}, {{ q('winner_row_id') }}
-  from {{ model }}
+  from ledger
   where {{ q('run_id') }} = {{ bloomery.string_literal(invocation_id) }} and {{ q('route') }} = 'deduped'
 ),
 winners as (
   select distinct {{ q('winner_row_id') }} as {{ srid }} from judged_now where {{ q('route') }} = 'deduped'
 ),
 judged_winners as (
-  select distinct l.{{ srid }} from {{ model }} as l
+  select distinct l.{{ srid }} from ledger as l
   join winners as w on w.{{ srid }} = l.{{ srid }}
   where l.{{ q('route') }} <> 'deduped'
 ),
@@ -128,7 +133,7 @@ replayed as (
   select r.{{ src }}, r.{{ srid }}, r.{{ q('_load_id') }} from rejected as r
   where not r.unresolved
     and exists (select 1 from ({{ published }}) as p where p.{{ srid }} = r.{{ srid }} and p.{{ src }} = r.{{ src }})
-    and not exists (select 1 from {{ model }} as l
+    and not exists (select 1 from ledger as l
                     where l.{{ srid }} = r.{{ srid }} and l.{{ src }} = r.{{ src }} and l.{{ q('route') }} = 'keep')
 ),
 {%- endif %}
@@ -142,7 +147,7 @@ exists (select 1 from trimmed as t where t.{{ src }} = x.{{ src }} and t.{{ q('_
     their entity rows may be fewer than their kept deliveries. -#}
 kept_by_load as (
   select {{ src }}, {{ q('_load_id') }}, count(*) as n, {{ source_row_fp }} as fp
-  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }} from {{ model }} where {{ q('route') }} = 'keep'
+  from (select {{ src }}, {{ srid }}, {{ q('_load_id') }} from ledger where {{ q('route') }} = 'keep'
         {%- if reject is not none %}
         union all
         select {{ src }}, {{ srid }}, {{ q('_load_id') }} from replayed
@@ -167,7 +172,7 @@ unproven as (
 {#- the rows of the loads that did not add up, both sides, one by one; `exists (select 1 from
     unproven)` is evaluated once, so a run whose loads all add up reads neither side again -#}
 kept_unproven as (
-  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }} from {{ model }} as k
+  select k.{{ src }}, k.{{ srid }}, k.{{ q('_load_id') }} from ledger as k
   where k.{{ q('route') }} = 'keep'
     and exists (select 1 from unproven) and exists (select 1 from unproven as u where u.{{ src }} = k.{{ src }} and u.{{ q('_load_id') }} is not distinct from k.{{ q('_load_id') }})
   {%- if reject is not none %}
@@ -194,7 +199,7 @@ trimmed_rows as (
 recorded_open as (
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, count(*) as n,
          max(case when t.{{ q('_load_id') }} is null then 0 else 1 end) as in_trimmed
-  from {{ model }} as l
+  from ledger as l
   left join trimmed as t on t.{{ src }} = l.{{ src }} and t.{{ q('_load_id') }} = l.{{ q('_load_id') }}
   where exists (select 1 from open_loads) and exists (select 1 from open_loads as o where o.{{ src }} = l.{{ src }} and o.{{ q('_load_id') }} = l.{{ q('_load_id') }})
   group by l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}
@@ -203,7 +208,7 @@ violations as (
   select b.{{ src }}, b.{{ srid }}, b.{{ q('_load_id') }}, b.{{ q('_ingested_at') }}, 'bronze row never judged' as problem
   from bronze as b
   where not exists (
-    select 1 from {{ model }} as l
+    select 1 from ledger as l
     where l.{{ src }} = b.{{ src }} and l.{{ srid }} = b.{{ srid }}
       and l.{{ q('_load_id') }} = b.{{ q('_load_id') }} and l.{{ q('_ingested_at') }} = b.{{ q('_ingested_at') }}
   )
@@ -254,7 +259,7 @@ violations as (
   union all
   select p.{{ src }}, p.{{ srid }}, p.{{ q('_load_id') }}, null, 'entity row without a kept delivery (its load has more verdicts than bronze rows)'
   from trimmed_rows as p
-  where not exists (select 1 from {{ model }} as l
+  where not exists (select 1 from ledger as l
                     where l.{{ src }} = p.{{ src }} and l.{{ srid }} = p.{{ srid }} and l.{{ q('_load_id') }} = p.{{ q('_load_id') }}
                       and l.{{ q('route') }} = 'keep')
   {%- if reject is not none %}
@@ -276,13 +281,13 @@ violations as (
          case when r.unresolved is null then 'diverted but not in the reject table'
               else 'unresolved reject without a diverted delivery' end
   from (select {{ src }}, {{ srid }}, {{ q('_load_id') }}, {{ q('_ingested_at') }}, {{ q('route') }}
-        from {{ model }} where {{ q('route') }} = 'quarantine') as l
+        from ledger where {{ q('route') }} = 'quarantine') as l
   full join rejected as r on r.{{ src }} = l.{{ src }} and r.{{ srid }} = l.{{ srid }}
   where r.unresolved is null or (l.{{ q('route') }} is null and r.unresolved)
   {%- else %}
   union all
   select l.{{ src }}, l.{{ srid }}, l.{{ q('_load_id') }}, l.{{ q('_ingested_at') }}, 'diverted without a reject table'
-  from {{ model }} as l
+  from ledger as l
   where l.{{ q('route') }} in ('quarantine', 'expired')
   {%- endif %}
 )

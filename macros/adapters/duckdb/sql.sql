@@ -8,3 +8,6 @@
 
 {#- hash() takes several values and returns a UBIGINT; their sum is a HUGEINT: exact. -#}
 {% macro duckdb__identity_fingerprint(columns) -%}sum(hash({{ columns | join(', ') }})){%- endmacro %}
+
+{#- DuckDB inlines a CTE at every read unless it is `materialized` (sql/cte_materialized.sql). -#}
+{% macro duckdb__cte_materialized() -%}materialized{%- endmacro %}
