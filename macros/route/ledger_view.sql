@@ -3,7 +3,7 @@
     ledger row from before `content_hash`), and the rest table. An entity row whose delivery the
     rest table records as diverted (quarantine, expired) was admitted by replay: its verdict is
     the rest table's, and the conservation audit matches it to its resolved reject row.
-    `source`: the bronze relation's name (inert JSON, spec text), or none for a merged entity,
+    `source`: the bronze relation's name (a literal the compiler wrote), or none for a merged entity,
     whose rows carry it in `_source`. -#}
 {% macro ledger_view(entity, source=none) -%}
   {%- set q = adapter.quote -%}
