@@ -87,9 +87,11 @@ open_loads as (
   where bronze_n is not null and (ledger_n is null or ledger_n <> bronze_n or ledger_fp <> bronze_fp)
 ),
 {#- Bronze is a window: a delivery bronze no longer holds keeps its verdict, and its entity row
-    stays until a newer delivery of its key replaces it (which the ledger, holding no key, cannot
-    see). The rows of such loads are counted apart: they may be fewer than their kept deliveries,
-    never more. -#}
+    stays until a newer delivery of its key replaces it (which a type 2 entity's ledger table,
+    holding no key, cannot see; a type 1 entity's ledger view loses the kept delivery with the
+    row). The rows of such loads are counted apart: they may be fewer than their kept deliveries,
+    never more. A load with more verdicts than bronze rows is taken as trimmed, which is also what
+    a verdict written twice looks like: `recorded_open` names those. -#}
 trimmed as (
   select {{ src }}, {{ q('_load_id') }} from load_counts where ledger_n > coalesce(bronze_n, 0)
 ),

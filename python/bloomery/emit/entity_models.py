@@ -1,9 +1,11 @@
 """The SQL models of one entity: `<entity>__staged` (the one pass that judges every row),
 `<entity>` (kept rows, or `<entity>__kept` under a type 2 snapshot), `<entity>__reject` (with
-`quarantine:`) and `<entity>__ledger` (with ingestion metadata).
+`quarantine:`) and `<entity>__ledger` (with ingestion metadata: a view of the entity and the rest
+table the entity's hooks write, or a table built last under a type 2 snapshot).
 
 Separate because these are what routes a row (keep, quarantine, deduped), and their order of
-building (reject before entity, ledger last) is what makes a stopped run safe to re-run.
+building (reject before entity; the verdicts with the entity, or the ledger last) is what makes a
+stopped run safe to re-run.
 """
 from __future__ import annotations
 
