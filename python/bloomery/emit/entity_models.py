@@ -38,6 +38,8 @@ def _entity_sql(entity: Entity) -> str:
     first = entity.mappings[0]
     publish = ["{{ bloomery.publish_staged(" + literal(first.name) + ", " + literal(first.source)
                + ", ref(" + staged + ")) }}", STATISTICS]
+    # first: a node selected without its staged model stops before it writes (staged_of_this_run.sql)
+    guard = ["{{ bloomery.staged_of_this_run(ref(" + staged + ")) }}"]
     # a type 1 entity's ledger is its kept rows and the rest table these hooks write, inside the
     # entity node's transaction, before the staged table is published (macros/route/ledger_rest.sql)
     forget = []
@@ -56,10 +58,10 @@ def _entity_sql(entity: Entity) -> str:
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity.identity_key) + ", "
                 + literal(bool(entity.dedupe)) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=[hook] + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
+                         pre_hook=guard + [hook] + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
     else:
         # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
-        config = _config(materialized="table", pre_hook=forget or None, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
+        config = _config(materialized="table", pre_hook=guard + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
     deps = ""
     if entity.quarantine:
         # the reject table first: a run stopped between the two leaves diverted rows recorded
@@ -112,6 +114,7 @@ def _reject_sql(entity: Entity) -> str:
         hooks.append("{{ bloomery.redact_rejects(" + literal(entity.quarantine.redact) + ") }}")
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
-                      full_refresh=False, on_schema_change="fail", post_hook=hooks,
+                      full_refresh=False, on_schema_change="fail",
+                      pre_hook=["{{ bloomery.staged_of_this_run(ref(" + staged + ")) }}"], post_hook=hooks,
                       grants=_grants(entity), tags=_tags(entity.name), meta={"bloomery": _ir(entity)})
             + "{{ bloomery.reject_rows(entity, ref(" + staged + "), " + _sources(entity) + ") }}\n")
