@@ -46,6 +46,14 @@ def session():
             .config("spark.default.parallelism", "2")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.sources.default", "parquet")
+            # A test's tables hold a few rows: compiling each query's generated Java (whole-stage
+            # and expression codegen) and re-planning it adaptively cost more CPU than they save
+            # (test_shop's Spark tests, one run each on the idle machine: 216 core-seconds with
+            # them, 186 without). Interpreted and generated code compute the same results; Spark's
+            # own suites run both.
+            .config("spark.sql.codegen.wholeStage", "false")
+            .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+            .config("spark.sql.adaptive.enabled", "false")
             .enableHiveSupport().getOrCreate())
         _session.sparkContext.setLogLevel("ERROR")
     return _session

@@ -8,8 +8,6 @@
 {% macro spark_drop_run() -%}
   {%- if execute and is_incremental() -%}
     {%- set where = 'run_id = ' ~ bloomery.string_literal(invocation_id) -%}
-    {%- if run_query('select count(*) from ' ~ this ~ ' where ' ~ where).columns[0].values()[0] > 0 -%}
-      {%- do bloomery._spark_rewrite(this, 'select * from ' ~ this ~ ' where not (' ~ where ~ ')') -%}
-    {%- endif -%}
+    {%- do bloomery._spark_rewrite(this, 'select * from ' ~ this ~ ' where not (' ~ where ~ ')', drops_only=true) -%}
   {%- endif -%}
 {%- endmacro %}

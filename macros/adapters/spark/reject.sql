@@ -145,7 +145,7 @@ where {{ bloomery._spark_retained(entity.quarantine.retention_hours) }}
 {% macro spark__purge_expired(retention_hours, relation, fresh) -%}
   {%- if relation is not none and execute -%}
     {%- do bloomery._spark_expire_in_ledger(relation, retention_hours) -%}
-    {%- do bloomery._spark_rewrite(relation, 'select * from ' ~ relation ~ ' where ' ~ bloomery._spark_retained(retention_hours)) -%}
+    {%- do bloomery._spark_rewrite(relation, 'select * from ' ~ relation ~ ' where ' ~ bloomery._spark_retained(retention_hours), drops_only=true) -%}
   {%- endif -%}
 {%- endmacro %}
 

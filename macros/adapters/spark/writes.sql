@@ -23,8 +23,16 @@
 {#- ---- writes ------------------------------------------------------------------------------ -#}
 
 {#- Replace the rows of `relation` with the rows of `select_sql` (which may read `relation`):
-    through a side table, since Spark will not overwrite a table the same query reads. -#}
-{% macro _spark_rewrite(relation, select_sql) -%}
+    through a side table, since Spark will not overwrite a table the same query reads.
+    `drops_only`: `select_sql` keeps a subset of the rows (a DELETE spelled as a rewrite), so when
+    it keeps as many rows as there are it keeps them all, and nothing is written. Most builds drop
+    nothing (a load of new deliveries re-judges none), and one count is far cheaper than the four
+    statements and the copy of the table a rewrite costs. -#}
+{% macro _spark_rewrite(relation, select_sql, drops_only=false) -%}
+  {%- if drops_only -%}
+    {%- set counts = run_query('select (select count(*) from ' ~ relation ~ ') - (select count(*) from (' ~ select_sql ~ ') as kept)') -%}
+    {%- if counts.columns[0].values()[0] == 0 -%}{{ return('') }}{%- endif -%}
+  {%- endif -%}
   {%- set side = relation.incorporate(path={'identifier': relation.identifier ~ '__bloomery_rewrite'}) -%}
   {%- do run_query('drop table if exists ' ~ side) -%}
   {%- do run_query('create table ' ~ side ~ ' using parquet as ' ~ select_sql) -%}
@@ -50,7 +58,7 @@
         on {% for k in key %}t.{{ q(k) }} = s.{{ q(k) }}{{ " and " if not loop.last }}{% endfor %}
       {%- endif %}
     {%- endset -%}
-    {%- do bloomery._spark_rewrite(this, keep) -%}
+    {%- do bloomery._spark_rewrite(this, keep, drops_only=true) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -68,7 +76,7 @@
       where t.{{ q('route') }} in {{ bloomery._ledger_routes_kept(versions) }}
       {%- endif %}
     {%- endset -%}
-    {%- do bloomery._spark_rewrite(ledger, keep) -%}
+    {%- do bloomery._spark_rewrite(ledger, keep, drops_only=true) -%}
   {%- endif -%}
 {%- endmacro %}
 
