@@ -141,6 +141,11 @@ def _explain(error, path):
                 f"write `{key}: {expected}`" if key else None, path)
     if validator == "enum":
         options = [str(v) for v in schema.get("enum", [])]
+        if isinstance(instance, bool) and all(isinstance(v, str) for v in schema.get("enum", [])):
+            # YAML 1.1 reads a bare off/no/on/yes as a boolean: `severity: off` arrives as false
+            return (f"`{key or where}` ({title or where}) must be one of {', '.join(options)}, got the boolean "
+                    f"{str(instance).lower()}: YAML reads a bare off, no, on or yes as true or false",
+                    f"write one of: {', '.join(options)}", path)
         close = difflib.get_close_matches(str(instance), options, n=1)
         hint = f"did you mean `{close[0]}`?" if close else f"one of: {', '.join(options)}"
         return f"`{_short(str(instance))}` is not allowed for `{key or where}` ({title or where})", hint, path

@@ -752,3 +752,14 @@ def test_a_merged_entity_may_carry_field_quality(tmp_path):
     assert product.quality and len(product.mappings) == 2
     (rule,) = [r for r in product.rules if r.kind == "not_null"]
     assert rule.mappings == ("pim__products_us->product",) and rule.disposition is Disposition.FLAG
+
+
+def test_a_bare_off_read_as_false_says_what_yaml_did(tmp_path):
+    # `severity: off` reaches the schema as the boolean false (YAML 1.1): the error names it
+    tree = Tree.copy("shop", tmp_path)
+    tree.edit(SE, "    grants: {select: [analyst]}\n", "    grants: {select: [analyst]}\n    drift: {severity: off}\n")
+    [error] = tree.errors()
+    assert type(error) is E.SpecParseError and error.location.path == "entities.customer.drift.severity"
+    assert error.location.file.endswith(SE) and error.location.line == 18
+    assert "got the boolean false: YAML reads a bare off, no, on or yes as true or false" in error.message
+    assert error.hint == "write one of: warn, error, ignore"
