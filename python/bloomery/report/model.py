@@ -255,7 +255,8 @@ def _drift_marks(rows: list[dict], position: dict[str, int], series: dict[str, l
             same[entity] = False
             continue
         same.setdefault(entity, True)
-        bands.setdefault(entity, [None] * len(series[entity]))[i] = (median, median + band)
+        # a rate is at most 100 %: a band wider than that would stretch the axis past it
+        bands.setdefault(entity, [None] * len(series[entity]))[i] = (median, min(1.0, median + band))
     for runs in flagged.values():
         for whats in runs.values():
             whats.sort()

@@ -263,3 +263,13 @@ def test_the_chart_draws_the_band_under_the_line_and_rings_the_flagged_runs():
     assert "<title>customer: baseline band of the quarantine rate (quality_drift)</title>" in svg
     page = render_html(ReportInput(mart_rows=rows, drift_rows=drift_rows))
     assert "baseline band" in page and "out of band (quarantine rate, volume or a rule" in page
+
+
+def test_a_band_wider_than_every_rate_stops_at_100_percent():
+    # a volatile history: median 70 %, band 80 points; the rate itself never passes 100 %
+    rows = [accounting("r1", "2024-01-01", "a", 10, 7), accounting("r2", "2024-01-02", "a", 10, 9)]
+    model = build(ReportInput(mart_rows=rows, drift_rows=[drift("r2", "a", "quarantine_rate", 0.9, median=0.7, band=0.8)]))
+    assert model.bands == {"a": [None, (0.7, 1.0)]}
+    svg = chart_svg(model)
+    ticks = re.findall(r'class="ytick"[^>]*>([^<]+)<', svg)
+    assert ticks[-1] == "100%" and "150%" not in svg and "120%" not in svg, ticks
