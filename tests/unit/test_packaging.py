@@ -16,3 +16,11 @@ def test_every_folder_of_python_modules_is_a_package_the_wheel_ships():
                for p in (PYTHON / "bloomery").rglob("*.py") if "__pycache__" not in p.parts}
     assert "bloomery.transforms" in folders
     assert sorted(folders - set(find_packages(str(PYTHON)))) == []
+
+
+def test_the_license_is_an_spdx_expression():
+    # setuptools 77+ warns at every build (twice per `pip install`) about the `{text = ...}` table
+    import tomllib
+    project = tomllib.loads((PYTHON.parent / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in project["build-system"]["requires"]
