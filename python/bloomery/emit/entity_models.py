@@ -19,6 +19,12 @@ from .nodes import SQL_HEADER, _config, _entity_literal, _grants, _ir, _merged, 
 STATISTICS = "{{ bloomery.refresh_statistics(this) }}"
 
 
+def _staged_of_this_run(staged: str) -> str:
+    """The first pre-hook of the entity and of its reject table: a node selected without its staged
+    model stops before it writes (macros/route/staged_of_this_run.sql)."""
+    return "{{ bloomery.staged_of_this_run(ref(" + staged + ")) }}"
+
+
 def _staged_sql(entity: Entity) -> str:
     sources = _sources(entity)
     parents = sorted({(r.parent, r.published) for r in entity.rules if r.kind == "referential"})
@@ -38,8 +44,7 @@ def _entity_sql(entity: Entity) -> str:
     first = entity.mappings[0]
     publish = ["{{ bloomery.publish_staged(" + literal(first.name) + ", " + literal(first.source)
                + ", ref(" + staged + ")) }}", STATISTICS]
-    # first: a node selected without its staged model stops before it writes (staged_of_this_run.sql)
-    guard = ["{{ bloomery.staged_of_this_run(ref(" + staged + ")) }}"]
+    guard = [_staged_of_this_run(staged)]
     # a type 1 entity's ledger is its kept rows and the rest table these hooks write, inside the
     # entity node's transaction, before the staged table is published (macros/route/ledger_rest.sql)
     forget = []
@@ -115,6 +120,6 @@ def _reject_sql(entity: Entity) -> str:
     return (SQL_HEADER + _entity_literal(entity)
             + _config(materialized="incremental", incremental_strategy="delete+insert", unique_key="reject_id",
                       full_refresh=False, on_schema_change="fail",
-                      pre_hook=["{{ bloomery.staged_of_this_run(ref(" + staged + ")) }}"], post_hook=hooks,
+                      pre_hook=[_staged_of_this_run(staged)], post_hook=hooks,
                       grants=_grants(entity), tags=_tags(entity.name), meta={"bloomery": _ir(entity)})
             + "{{ bloomery.reject_rows(entity, ref(" + staged + "), " + _sources(entity) + ") }}\n")
