@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from .resolve.values import percent
 from .terminal import inert, inert_lines
 from .vocabulary import ENTITY_ROW, MART
 
@@ -81,7 +82,7 @@ def _first_line(message) -> str | None:
 
 
 def build(accounting: list[dict], drift: list[dict], run_results: dict | None = None,
-          severities: dict[str, str] | None = None) -> dict:
+          severities: dict[str, str] | None = None, limits: dict[str, dict] | None = None) -> dict:
     """The summary of the latest run per entity.
 
     accounting   the mart's `(entity)` rows (entity, run_id, run_date, run_started_at, rows_evaluated,
@@ -89,8 +90,9 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
     drift        rows of `quality_drift` where is_latest
     run_results  the parsed target/run_results.json, or None
     severities   entity -> severity of its drift tests ('warn' or 'error'; default warn)
+    limits       quarantine-rate test name -> {'warn': bp, 'error': bp or None} (`quarantine_limits`)
     """
-    severities = severities or {}
+    severities, limits = severities or {}, limits or {}
     runs: dict[tuple[str, str], dict] = {}
     for r in accounting:
         entity, run_id = _text(r["entity"]), _text(r["run_id"])
@@ -121,15 +123,21 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
                          "rows_quarantined": a["rows_quarantined"], "rows_deduped": a["rows_deduped"],
                          "quarantine_rate": round(a["rows_quarantined"] / evaluated, 6) if evaluated else None,
                          "drift": drifted})
+    latest = {e["entity"]: e for e in entities}
     tests, errors = [], []
     for r in (run_results or {}).get("results") or []:
         uid = str(r.get("unique_id", ""))
         status = str(r.get("status", ""))
         name = uid.split(".")[2] if uid.count(".") >= 2 else uid
         if uid.startswith("test.") and status in ("warn", "fail", "error"):
-            tests.append({"name": name, "unique_id": uid, "entity": _entity_of(name, latest),
-                          "status": status, "failures": r.get("failures"),
-                          "severity": "warn" if status == "warn" else "error"})
+            entity = _entity_of(name, latest)
+            test = {"name": name, "unique_id": uid, "entity": entity, "status": status,
+                    "failures": r.get("failures"), "severity": "warn" if status == "warn" else "error"}
+            if name in limits and entity in latest:
+                # the rate the test judged is the one the mart recorded for the run
+                test.update(quarantine_rate=latest[entity]["quarantine_rate"],
+                            rows_evaluated=latest[entity]["rows_evaluated"], **limits[name])
+            tests.append(test)
         elif not uid.startswith("test.") and status == "error":
             # a model that stopped (a bronze column a mapping reads is gone, a blocking audit's
             # parent failed): what it says is the fix, so the summary carries its first line
@@ -157,6 +165,19 @@ def _fmt(value, rate: bool) -> str:
     return f"{value * 100:.2f}%" if rate else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
+def _test_result(t: dict) -> str:
+    """What a test's results were, in rows (a dbt test's results are rows); a quarantine-rate test
+    adds the rate and its thresholds in percent."""
+    if t["failures"] is None:
+        return ""
+    rows = f"{t['failures']:,} row" + ("" if t["failures"] == 1 else "s")
+    if "warn" not in t or t.get("quarantine_rate") is None:
+        return f" ({rows})"
+    limits = f"warn above {percent(t['warn'])}" + (f", error above {percent(t['error'])}" if t.get("error") is not None else "")
+    return (f": {rows} held in quarantine, {t['quarantine_rate'] * 100:.2f}% of {t['rows_evaluated']:,} "
+            f"evaluated ({limits})")
+
+
 def to_text(summary: dict) -> str:
     lines = []
     for e in summary["entities"]:
@@ -179,8 +200,7 @@ def to_text(summary: dict) -> str:
         if summary["tests"]:
             lines.append("dbt tests of the last invocation not passing:")
             for t in summary["tests"]:
-                failures = "" if t["failures"] is None else f" ({t['failures']} failing)"
-                lines.append(f"  {t['status'].upper()} {t['name']}{failures}")
+                lines.append(f"  {t['status'].upper()} {t['name']}{_test_result(t)}")
         else:
             lines.append("dbt tests of the last invocation: none warn or fail")
     lines.append(f"overall: {summary['worst']}")
@@ -221,6 +241,7 @@ def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | Non
                 severity = "warn"
             if entity and (severity == "error" or entity not in severities):
                 severities[entity] = severity
+    limits = quarantine_limits(manifest)
     run_results = None
     path = Path(project_dir) / "target" / "run_results.json"
     if path.is_file():
@@ -228,7 +249,26 @@ def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | Non
             run_results = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             run_results = None
-    return accounting, drift, run_results, severities
+    return accounting, drift, run_results, severities, limits
+
+
+def quarantine_limits(manifest) -> dict[str, dict]:
+    """Each quarantine-rate test's thresholds in basis points, by test name: its `above` argument
+    ({column: bp}) and the column its warn_if / error_if read (emit/mart.py, _crossed)."""
+    limits = {}
+    for node in manifest.nodes.values():
+        meta = getattr(node, "test_metadata", None)
+        if meta is None or meta.name != "bloomery_quarantine_rate":
+            continue
+        above = meta.kwargs.get("above") or {}
+        above = json.loads(above) if isinstance(above, str) else above
+        found = {}
+        for level in ("warn", "error"):
+            condition = str(getattr(node.config, f"{level}_if", "") or "")
+            found[level] = next((int(bp) for column, bp in above.items() if f"max({column})" in condition), None)
+        if found["warn"] is not None:
+            limits[node.name] = found
+    return limits
 
 
 def run(args) -> int:
@@ -236,11 +276,11 @@ def run(args) -> int:
     try:
         with DbtSession(Path(args.project_dir), Path(args.profiles_dir) if args.profiles_dir else None,
                         args.target) as session:
-            accounting, drift, run_results, severities = read(session, Path(args.project_dir))
+            accounting, drift, run_results, severities, limits = read(session, Path(args.project_dir))
     except DbtQueryError as exc:
         print(inert_lines(f"bloomery summary: {exc}"), file=sys.stderr)
         return 1
-    summary = build(accounting, drift, run_results, severities)
+    summary = build(accounting, drift, run_results, severities, limits)
     if args.format == "json":
         print(json.dumps(summary, indent=2, default=str))
     else:

@@ -1,10 +1,11 @@
 """Issue 23: the quarantine rate shows in dbt's own output. Each entity with `quarantine:` gets a
 test `<entity>_quarantine_rate` (on `quality_quarantine_rate`) that dbt reports as PASS, WARN or
-ERROR by the entity's `warn_above` / `error_above`, and whose `failures` in run_results.json is the
-rate in basis points, rounded up (0 within warn_above).
+ERROR by the entity's `warn_above` / `error_above`. Its results are rows, as a dbt user reads them
+(issue 41): the rows held in quarantine, so `failures` in run_results.json is their count, and
+dbt's message names the threshold crossed in percent.
 
 One bronze of 21 readings, 3 of them not integers: 3 / 21 = 14.2857...% of the entity's rows sit
-in quarantine, 1429 basis points rounded up. The same bronze is built under several thresholds
+in quarantine (14.29% as the summary prints it). The same bronze is built under several thresholds
 (recompiled between builds; a `full` entity re-judges it and holds its rejects), so what changes is
 only the verdict: below warn, between warn and error, above error, the defaults, and thresholds
 on either side of the exact rate (the comparison is exact, on integers).
@@ -15,7 +16,7 @@ import json
 
 import pytest
 
-from .harness import ENGINES, DuckProject, engine_project
+from .harness import ENGINES, DuckProject, engine_project, summary
 
 QUARANTINE = "{retention: 30d%s}"
 MAPPING = """\
@@ -30,7 +31,7 @@ COLUMNS = ["id", "value", "_load_id", "_ingested_at", "_source_row_id"]
 BAD = {"r03", "r10", "r17"}
 ROWS = [(f"r{i:02d}", "n/a" if f"r{i:02d}" in BAD else str(i), "l1", "2024-01-01 00:00:00", f"s{i:02d}")
         for i in range(21)]
-RATE_BP = 1429   # ceil(3 / 21 * 10000)
+HELD = 3         # the rows held in quarantine: the test's results
 
 
 def model(thresholds: str = "") -> str:
@@ -58,6 +59,12 @@ def rebuild(project, thresholds: str, *args: str):
     return result, entry
 
 
+def _compiled_test(project) -> str:
+    """The quarantine-rate test's query as dbt compiled it for the last build."""
+    compiled = next((project.dir / "target" / "compiled").rglob("reading_quarantine_rate.sql"))
+    return compiled.read_text()
+
+
 @pytest.fixture(params=ENGINES)
 def project(request, tmp_path):
     project = engine_project(request.param, tmp_path, request, specs(tmp_path))
@@ -65,7 +72,7 @@ def project(request, tmp_path):
     return project
 
 
-def test_thresholds_give_pass_warn_and_error(project):
+def test_thresholds_give_pass_warn_and_error(project, capfd):
     # below warn: PASS, and nothing to report
     result, entry = rebuild(project, ", warn_above: 20%, error_above: 50%")
     assert result.success
@@ -77,14 +84,24 @@ def test_thresholds_give_pass_warn_and_error(project):
     # between warn and error: WARN with the rate, and the build exits 0
     result, entry = rebuild(project, ", warn_above: 10%, error_above: 50%")
     assert result.success, "a WARN never fails the build"
-    assert (entry["status"], entry["failures"]) == ("warn", RATE_BP)
-    assert "configured to warn if >1000" in entry["message"]
+    assert (entry["status"], entry["failures"]) == ("warn", HELD)
+    assert entry["message"] == "Got 3 results, configured to warn if >0 and max(quarantined_above_10pct) = 1"
+    # dbt's own line counts rows
+    assert "WARN 3 reading_quarantine_rate" in capfd.readouterr().out
+    # the test's results are the rows held in quarantine, each with the rate and the thresholds crossed
+    rows = project.query(_compiled_test(project))
+    assert sorted(r[3] for r in rows) == ["s03", "s10", "s17"]
+    assert {tuple(str(v) for v in r[5:]) for r in rows} == {("3", "21", "14.29", "1", "0")}
+    # and `bloomery summary` says it in rows and percent
+    code, text = summary(project)
+    assert ("WARN reading_quarantine_rate: 3 rows held in quarantine, 14.29% of 21 evaluated "
+            "(warn above 10%, error above 50%)") in text, text
 
     # above error: ERROR, the build fails, and what it published stays published
     result, entry = rebuild(project, ", warn_above: 1%, error_above: 10%")
     assert not result.success, "error_above makes `dbt build` exit non-zero"
-    assert (entry["status"], entry["failures"]) == ("fail", RATE_BP)
-    assert "configured to fail if >1000" in entry["message"]
+    assert (entry["status"], entry["failures"]) == ("fail", HELD)
+    assert entry["message"] == "Got 3 results, configured to fail if >0 and max(quarantined_above_10pct) = 1"
     assert {s for n, s in result.statuses.items() if n != "reading_quarantine_rate"} <= {"success", "pass"}, result.statuses
     assert project.query("select count(*) from main.reading") == [(18,)]
 
@@ -96,13 +113,13 @@ def test_thresholds_give_pass_warn_and_error(project):
 def test_the_comparison_is_exact_at_the_rate(project):
     # 14.2857...%: above 14.28%, not above 14.29%, on either threshold
     _, entry = rebuild(project, ", warn_above: 14.28%")
-    assert (entry["status"], entry["failures"]) == ("warn", RATE_BP)
+    assert (entry["status"], entry["failures"]) == ("warn", HELD)
     _, entry = rebuild(project, ", warn_above: 14.29%")
     assert (entry["status"], entry["failures"]) == ("pass", 0)
     result, entry = rebuild(project, ", warn_above: 14.29%, error_above: 14.29%")
     assert result.success and entry["status"] == "pass"
     result, entry = rebuild(project, ", warn_above: 14.28%, error_above: 14.28%")
-    assert not result.success and (entry["status"], entry["failures"]) == ("fail", RATE_BP)
+    assert not result.success and (entry["status"], entry["failures"]) == ("fail", HELD)
 
 
 @pytest.mark.duckdb
@@ -116,7 +133,8 @@ def test_defaults_warn_on_any_quarantined_row_and_never_fail(tmp_path):
     project.write_bronze("lab__readings", COLUMNS, [("r21", "n/a", "l2", "2024-01-02 00:00:00", "s21")], append=True)
     result, entry = rebuild(project, "")
     assert result.success, "the default never fails a build"
-    assert (entry["status"], entry["failures"]) == ("warn", 455)   # ceil(1 / 22 * 10000)
+    assert (entry["status"], entry["failures"]) == ("warn", 1)   # 1 / 22 held, above 0%
+    assert entry["message"] == "Got 1 result, configured to warn if >0 and max(quarantined_above_0pct) = 1"
     # `100%` silences it
     result, entry = rebuild(project, ", warn_above: 100%")
     assert result.success and (entry["status"], entry["failures"]) == ("pass", 0)

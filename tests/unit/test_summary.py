@@ -63,7 +63,7 @@ def test_text():
     assert "order: run r2 (2026-12-02 06:00:00): 100 evaluated, 10 quarantined (10.00%), 1 deduped" in text
     assert "drift WARN: quarantine_rate 10.00% (median 2.00%, band ±1.00%)" in text
     assert "drift WARN: rule amount_range 30 (median 3, band ±10)" in text
-    assert "WARN order_drift (2 failing)" in text
+    assert "WARN order_drift (2 rows)" in text
     assert text.endswith("overall: warn\n")
     assert "no run in mart_data_quality yet" in to_text(build([], []))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import yaml
 
 from ..resolve.ir import Entity
+from ..resolve.values import percent
 from ..vocabulary import ENTITY_ROW, MART
 from .audits import _tagged, _test
 from .jinja_literal import literal
@@ -89,24 +90,36 @@ def _mart_yaml(entities: list[Entity] = ()) -> str:
 def _quarantine_rate_test(entity: Entity) -> dict:
     """`<entity>_quarantine_rate`: the share of the entity's rows held in quarantine, in dbt's own
     output. Attached to `quality_quarantine_rate` (built last, nothing of the package reads it), so
-    an ERROR skips nothing the build publishes. `failures` is the rate in basis points (0 within
-    warn_above); warn_if / error_if are the spec's thresholds as the compiler computed them."""
+    an ERROR skips nothing the build publishes. Its results are the rows held in quarantine, each
+    with a 0/1 column per threshold named by it in percent (macros/audits/quarantine_rate.sql);
+    warn_if / error_if read those columns, so dbt's line names the threshold crossed."""
     name, q = entity.name, entity.quarantine
-    warn, error = q.warn_above_bp, q.error_above_bp
-    config = {"severity": "warn" if error is None else "error", "warn_if": f">{int(warn)}"}
+    warn, error = int(q.warn_above_bp), None if q.error_above_bp is None else int(q.error_above_bp)
+    above = {_threshold_column(bp): bp for bp in (warn, error) if bp is not None}
+    config = {"severity": "warn" if error is None else "error", "warn_if": _crossed(warn)}
     if error is not None:
-        config["error_if"] = f">{int(error)}"
-    limits = f"warn above {_pct(warn)}" + (f", error above {_pct(error)}" if error is not None else ", never an error")
+        config["error_if"] = _crossed(error)
+    limits = f"warn above {percent(warn)}" + (f", error above {percent(error)}" if error is not None else ", never an error")
     test = _test("bloomery.bloomery_quarantine_rate", f"{name}_quarantine_rate",
-                 f"Quarantined share of `{name}`'s rows ({limits}); failures = the rate in basis points "
-                 "(hundredths of a percent, rounded up), 0 within warn_above.", config["severity"],
+                 f"Quarantined share of `{name}`'s rows ({limits}); its results are the rows held in quarantine, "
+                 "each with the rate (`quarantined_percent`) and a 0/1 column per threshold.", config["severity"],
                  relations={"kept": _ref(name), "reject": _ref(f"{name}__reject")},
-                 entity=name, warn_above_bp=int(warn), error_above_bp=None if error is None else int(error),
-                 scd=entity.scd, unknown_member=entity.unknown_member)
+                 entity=name, above=above, scd=entity.scd, unknown_member=entity.unknown_member)
     body = next(iter(test.values()))
-    body["config"] = config   # one row of counts: nothing to store, unlike a blocking audit's rows
+    body["config"] = config   # the reject table's rows: nothing to store, unlike a blocking audit's rows
     # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
     return _tagged([test], _entity_tags(entity))[0]
+
+
+def _threshold_column(bp: int) -> str:
+    """The quarantine-rate test's column for a threshold: `quarantined_above_12_5pct` for 1250 bp."""
+    return "quarantined_above_" + percent(bp).rstrip("%").replace(".", "_") + "pct"
+
+
+def _crossed(bp: int) -> str:
+    """warn_if / error_if of the quarantine-rate test: dbt appends it to `count(*)` (its fail_calc),
+    and prints it: `Got 3 results, configured to warn if >0 and max(quarantined_above_10pct) = 1`."""
+    return f">0 and max({_threshold_column(bp)}) = 1"
 
 
 def _bronze_columns_sql(entities: list[Entity]) -> str:
@@ -148,7 +161,7 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
         parts, relations, blocking = [], {}, []
         if drifts:
             knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
-                     f"{d['sensitivity_x100'] / 100:g} robust deviations and {_pct(d['min_change_bp'])} of the median")
+                     f"{d['sensitivity_x100'] / 100:g} robust deviations and {percent(d['min_change_bp'])} of the median")
             measures = (["its quarantine rate"] if e.quarantine else []) + ["the number of bronze rows a run judged"] + (
                 [f"the failures of each rule ({', '.join(f'`{r.name}`' for r in e.rules)})"] if e.rules else [])
             parts.append(f"{', '.join(measures)} against its earlier runs ({knobs}; {d['severity']})")
@@ -210,8 +223,3 @@ _DRIFT_COLUMNS = [
     ("judged", "True when the baseline holds at least min_history runs."),
     ("out_of_band", "True when judged and value > median + band (volume: or value < median - band)."),
 ]
-
-
-def _pct(bp: int) -> str:
-    whole, part = divmod(int(bp), 100)
-    return f"{whole}%" if not part else f"{whole}.{part:02d}".rstrip("0") + "%"

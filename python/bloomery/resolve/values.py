@@ -64,6 +64,12 @@ def basis_points(percent: str) -> int:
     return int(Decimal(percent[:-1]) * 100)
 
 
+def percent(bp: int) -> str:
+    """Basis points as the spec writes a threshold: 50 is "0.5%", 1000 is "10%"."""
+    whole, part = divmod(int(bp), 100)
+    return f"{whole}%" if not part else f"{whole}.{part:02d}".rstrip("0") + "%"
+
+
 def freshness_duration(text: str) -> dict:
     count, unit = int(text[:-1]), text[-1]
     if unit == "w":
