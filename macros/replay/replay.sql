@@ -44,6 +44,8 @@
   {%- if reject is none or kept is none -%}
     {{ exceptions.raise_compiler_error("bloomery.replay: " ~ entity ~ " has not been built yet; run `dbt build` first.") }}
   {%- endif -%}
+  {#- before anything this replay writes (it stamps last_evaluated_at) -#}
+  {%- set resolved_by_builds = bloomery._resolved_by_builds(reject) -%}
   {%- set parents = {} -%}
   {%- for r in ir.rules if r.rule == 'referential' -%}{%- do parents.update({r.parent: bloomery._relation(r.parent)}) -%}{%- endfor -%}
   {%- set merged = ir.mappings | length > 1 -%}
@@ -73,7 +75,7 @@
     {{ bloomery.create_scratch_table(judged, bloomery.quality_split(judged_ir, sources, parents, batch=false)) }}
   {%- endcall -%}
   {%- if ir.scd == 'type2' -%}
-    {{ return(bloomery._redeliver(entity, ir, judged, reject)) }}
+    {{ return(bloomery._redeliver(entity, ir, judged, reject, resolved_by_builds)) }}
   {%- endif -%}
   {#- the columns that identify a row: the delivered key where unknown_member rewrites a key column -#}
   {%- set key = bloomery.identity_key(ir) -%}
@@ -146,7 +148,7 @@
   {%- endcall -%}
   {%- do bloomery.replay_apply(ir, kept, reject, outcome, now) -%}
   {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
-  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0} -%}
+  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0, 'resolved_by_builds': resolved_by_builds} -%}
   {%- for row in counts.rows -%}
     {%- set name = {'admit': 'admitted', 'failing': 'still_failing', 'collision': 'still_failing', 'superseded': 'superseded'}[row[0]] -%}
     {%- do report.update({name: report[name] + row[1] | int}) -%}
@@ -155,7 +157,7 @@
   {%- do run_query('drop table if exists ' ~ outcome) -%}
   {#- run-operation leaves the transaction open; all of the above lands together or not at all -#}
   {%- do bloomery.end_transaction('replay_commit') -%}
-  {{ log("bloomery.replay " ~ entity ~ ": " ~ report.admitted ~ " admitted, " ~ report.still_failing ~ " still failing, " ~ report.superseded ~ " superseded", info=true) }}
+  {{ log("bloomery.replay " ~ entity ~ ": " ~ report.admitted ~ " admitted, " ~ report.still_failing ~ " still failing, " ~ report.superseded ~ " superseded" ~ bloomery._resolved_by_builds_note(resolved_by_builds), info=true) }}
   {{ return(report) }}
 {%- endmacro %}
 
@@ -179,7 +181,7 @@
 
 {#- Each passing row goes back to the bronze relation it came from (a merged entity's rows to
     their own, each with the columns its mapping reads). -#}
-{% macro _redeliver(entity, ir, judged, reject) -%}
+{% macro _redeliver(entity, ir, judged, reject, resolved_by_builds=0) -%}
   {%- set q = adapter.quote -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set ns = namespace(redelivered=0) -%}
@@ -214,10 +216,10 @@
     {{ bloomery._restamp_failing(reject, judged, q('_bloomery_route') ~ " = 'quarantine'", bloomery.run_timestamp()) }}
   {%- endcall -%}
   {%- set failing = run_query('select count(*) from ' ~ judged ~ ' where ' ~ q('_bloomery_route') ~ " = 'quarantine'").columns[0].values()[0] | int -%}
-  {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing} -%}
+  {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing, 'resolved_by_builds': resolved_by_builds} -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do bloomery.end_transaction('replay_commit') -%}
-  {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '" ~ bloomery.vocabulary().replay_load ~ "' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing", info=true) }}
+  {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '" ~ bloomery.vocabulary().replay_load ~ "' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing" ~ bloomery._resolved_by_builds_note(resolved_by_builds), info=true) }}
   {{ return(report) }}
 {%- endmacro %}
 
@@ -254,4 +256,22 @@
                           ~ (where + ['(' ~ s_null | join(' or ') ~ ')'] + same + [other]) | join(' and ') ~ '))') -%}
   {%- endfor -%}
   ({{ ns.out | join('\n   or ') }})
+{%- endmacro %}
+
+{#- Reject rows a dbt build resolved since the last replay (a replay stamps `last_evaluated_at` on
+    every row it re-judges; a build stamps only `resolved_at`): a rebuild that keeps them now, or a
+    newer delivery of their key. A replay after a plan's backfill finds them gone from quarantine,
+    and says so rather than reporting only `0 admitted`. -#}
+{% macro _resolved_by_builds(reject) -%}
+  {%- set q = adapter.quote -%}
+  {%- set counted = run_query('select count(*) from ' ~ reject ~ ' as r cross join (select max(' ~ q('last_evaluated_at')
+        ~ ') as replayed from ' ~ reject ~ ') as m where r.' ~ q('resolved_at') ~ ' is not null and (m.replayed is null or r.'
+        ~ q('resolved_at') ~ ' > m.replayed)') -%}
+  {{ return(counted.columns[0].values()[0] | int) }}
+{%- endmacro %}
+
+{% macro _resolved_by_builds_note(n) -%}
+  {%- if n == 0 -%}{{ return('') }}{%- endif -%}
+  {{ return("; " ~ n ~ " held row" ~ ("s were" if n != 1 else " was") ~ " already resolved by a dbt build since the last replay "
+            ~ "(a rebuild that keeps them now, or a newer delivery of their key)") }}
 {%- endmacro %}

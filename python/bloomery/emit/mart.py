@@ -11,7 +11,7 @@ import yaml
 
 from ..resolve.ir import Entity
 from ..resolve.values import percent
-from ..vocabulary import ENTITY_ROW, MART
+from ..vocabulary import ENTITY_ROW, MART, THRESHOLD_TAG
 from .audits import _tagged, _test
 from .jinja_literal import literal
 from .nodes import SQL_HEADER, YAML_HEADER, _config, _entity_tags, _merged, _ref, _tags
@@ -108,7 +108,7 @@ def _quarantine_rate_test(entity: Entity) -> dict:
     body = next(iter(test.values()))
     body["config"] = config   # the reject table's rows: nothing to store, unlike a blocking audit's rows
     # a node of the entity: `dbt build -s tag:bloomery_<entity>` runs it, with the user's tags
-    return _tagged([test], _entity_tags(entity))[0]
+    return _tagged([test], _entity_tags(entity) + [THRESHOLD_TAG])[0]
 
 
 def _threshold_column(bp: int) -> str:
@@ -181,7 +181,7 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
         # WARN: dbt evaluates `<fail_calc> <error_if>` over the test's rows
         if blocking and len(blocking) < len(relations):
             next(iter(test.values()))["config"]["error_if"] = "!= 0 and max(blocking) = 1"
-        tests["quality_drift" if drifts else "quality_bronze_columns"].append(_tagged([test], _entity_tags(e))[0])
+        tests["quality_drift" if drifts else "quality_bronze_columns"].append(_tagged([test], _entity_tags(e) + [THRESHOLD_TAG])[0])
     return tests
 
 

@@ -21,7 +21,7 @@ import json
 
 from ..resolve import ProjectIR
 from ..terminal import inert
-from ..vocabulary import MART
+from ..vocabulary import MART, THRESHOLD_TAG
 
 
 
@@ -41,14 +41,18 @@ def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[st
     if not plan.changes:
         return []
     has_mart = any(e.rules for e in new.entities.values())
-    exclude = f" --exclude {MART}" if has_mart else ""
+    # the quality thresholds (quarantine rate, drift) are judged by the final `dbt build`: a spec
+    # change moves rates, and a backfill that exits 1 on a rate would stop a `set -e` script
+    # before its replays; a real failure (a blocking audit, a model error) still exits non-zero
+    thresholds = f"tag:{THRESHOLD_TAG}"
+    exclude = f" --exclude {MART + ' ' if has_mart else ''}{thresholds}"
     out = []
     if own:
         out.append("dbt build --full-refresh --select " + " ".join(f"{e}__staged+" for e in own) + exclude)
 
     def rebuild(children):
         nodes = [n for c in children for n in _own_nodes(c, new.entities[c])]
-        out.append("dbt build --full-refresh --select " + " ".join(nodes))
+        out.append("dbt build --full-refresh --select " + " ".join(nodes) + " --exclude " + thresholds)
 
     replayed: set[str] = set()
     pending = dict(limited)
