@@ -19,9 +19,13 @@
 
     measures  `quality_drift`, or none (the entity's drift is `severity: ignore`)
     columns   `quality_bronze_columns`, or none (`schema_changes: ignore`)
+    published the entity itself: read by nothing, it makes the test one of the entity's in dbt's
+              graph, so `dbt build -s tag:bloomery_<entity> --indirect-selection cautious` runs
+              this entity's drift test and no other's (the measures and columns are every
+              entity's relations, selected with any of them)
     entity, sources, blocking arrive as inert JSON (spec names), read with bloomery.argument;
     `blocking` lists the parts whose rows are errors (`measures`, `columns`). -#}
-{% test bloomery_drift(model, entity, measures=none, columns=none, sources=[], blocking=[]) %}
+{% test bloomery_drift(model, entity, measures=none, columns=none, sources=[], blocking=[], published=none) %}
   {%- set name, blocking = bloomery.argument(entity), bloomery.argument(blocking) -%}
   {%- set f, s, i = dbt.type_float(), bloomery.type_name({'name': 'string'}), bloomery.type_name({'name': 'int'}) -%}
   {%- set parts = [] -%}

@@ -158,7 +158,8 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
         if not (drifts or watches):
             continue
         name, d = e.name, e.drift
-        parts, relations, blocking = [], {}, []
+        # the entity itself: the test is one of the entity's in dbt's graph (cautious selection)
+        parts, relations, blocking = [], {"published": _ref(name)}, []
         if drifts:
             knobs = (f"baseline: up to {d['window']} earlier runs, at least {d['min_history']}; out of band beyond "
                      f"{d['sensitivity_x100'] / 100:g} robust deviations and {percent(d['min_change_bp'])} of the median")
@@ -179,7 +180,7 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
                      **({"sources": sources} if watches else {}), **({"blocking": blocking} if blocking else {}))
         # with both parts present and only one of them an error, the other's rows must stay a
         # WARN: dbt evaluates `<fail_calc> <error_if>` over the test's rows
-        if blocking and len(blocking) < len(relations):
+        if blocking and len(blocking) < len(parts):
             next(iter(test.values()))["config"]["error_if"] = "!= 0 and max(blocking) = 1"
         tests["quality_drift" if drifts else "quality_bronze_columns"].append(_tagged([test], _entity_tags(e) + [THRESHOLD_TAG])[0])
     return tests
