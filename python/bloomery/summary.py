@@ -82,7 +82,8 @@ def _first_line(message) -> str | None:
 
 
 def build(accounting: list[dict], drift: list[dict], run_results: dict | None = None,
-          severities: dict[str, str] | None = None, limits: dict[str, dict] | None = None) -> dict:
+          severities: dict[str, str] | None = None, limits: dict[str, dict] | None = None,
+          columns: dict[str, list[dict]] | None = None) -> dict:
     """The summary of the latest run per entity.
 
     accounting   the mart's `(entity)` rows (entity, run_id, run_date, run_started_at, rows_evaluated,
@@ -91,8 +92,10 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
     run_results  the parsed target/run_results.json, or None
     severities   entity -> severity of its drift tests ('warn' or 'error'; default warn)
     limits       quarantine-rate test name -> {'warn': bp, 'error': bp or None} (`quarantine_limits`)
+    columns      entity -> the columns its bronze relations gained, lost or retyped since the build
+                 before (source_name, column_name, change, type_before, type_after)
     """
-    severities, limits = severities or {}, limits or {}
+    severities, limits, columns = severities or {}, limits or {}, columns or {}
     runs: dict[tuple[str, str], dict] = {}
     for r in accounting:
         entity, run_id = _text(r["entity"]), _text(r["run_id"])
@@ -122,7 +125,7 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
                          "run_started_at": _text(a["run_started_at"]), "rows_evaluated": evaluated,
                          "rows_quarantined": a["rows_quarantined"], "rows_deduped": a["rows_deduped"],
                          "quarantine_rate": round(a["rows_quarantined"] / evaluated, 6) if evaluated else None,
-                         "drift": drifted})
+                         "drift": drifted, "bronze_columns": columns.get(name, [])})
     latest = {e["entity"]: e for e in entities}
     tests, errors = [], []
     for r in (run_results or {}).get("results") or []:
@@ -190,6 +193,10 @@ def to_text(summary: dict) -> str:
             what = d["metric"] if d["rule"] is None else f"rule {d['rule']}"
             lines.append(f"  drift {d['severity'].upper()}: {what} {_fmt(d['value'], is_rate)} "
                          f"(median {_fmt(d['median'], is_rate)}, band ±{_fmt(d['band'], is_rate)})")
+        for c in e.get("bronze_columns", []):
+            types = {"added": f" ({c['type_after']})", "lost": f" (was {c['type_before']})",
+                     "retyped": f" ({c['type_before']} -> {c['type_after']})"}.get(c["change"], "")
+            lines.append(f"  bronze column {c['change']}: {c['source_name']}.{c['column_name']}{types}")
     if not summary["entities"]:
         lines.append("no run in mart_data_quality yet")
     if summary["tests_read"] and summary.get("errors"):
@@ -242,6 +249,22 @@ def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | Non
             if entity and (severity == "error" or entity not in severities):
                 severities[entity] = severity
     limits = quarantine_limits(manifest)
+    columns: dict[str, list[dict]] = {}
+    if session.node("quality_bronze_columns") is not None:
+        # every bronze relation's changes since the build before, named by the package's own
+        # macro over the source names dbt knows (no name is spelled here), then given to the
+        # entities whose drift test watches that relation
+        changes = session.rows(
+            "{%- set names = [] -%}{%- for s in graph.sources.values() if s.source_name == 'bronze' -%}"
+            "{%- do names.append(bloomery.string_literal(s.name)) -%}{%- endfor -%}"
+            "select source_name, column_name, change, type_before, type_after from "
+            "({{ bloomery.bronze_schema_changes(ref('quality_bronze_columns'), names) }}) as c",
+            "could not read quality_bronze_columns")
+        for entity, sources in _watched_sources(manifest).items():
+            columns[entity] = sorted(({k: _text(c[k]) for k in ("source_name", "column_name", "change", "type_before",
+                                                                 "type_after")}
+                                      for c in changes if _text(c["source_name"]) in sources),
+                                     key=lambda c: (c["source_name"], c["column_name"]))
     run_results = None
     path = Path(project_dir) / "target" / "run_results.json"
     if path.is_file():
@@ -249,7 +272,19 @@ def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | Non
             run_results = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             run_results = None
-    return accounting, drift, run_results, severities, limits
+    return accounting, drift, run_results, severities, limits, columns
+
+
+def _watched_sources(manifest) -> dict[str, set[str]]:
+    """entity -> the bronze relations whose column changes its drift test reports (its `sources`)."""
+    watched = {}
+    for node in manifest.nodes.values():
+        meta = getattr(node, "test_metadata", None)
+        if meta is None or meta.name != "bloomery_drift" or not meta.kwargs.get("sources"):
+            continue
+        entity, sources = (json.loads(v) if isinstance(v, str) else v for v in (meta.kwargs["entity"], meta.kwargs["sources"]))
+        watched[entity] = set(sources)
+    return watched
 
 
 def quarantine_limits(manifest) -> dict[str, dict]:
@@ -276,11 +311,11 @@ def run(args) -> int:
     try:
         with DbtSession(Path(args.project_dir), Path(args.profiles_dir) if args.profiles_dir else None,
                         args.target) as session:
-            accounting, drift, run_results, severities, limits = read(session, Path(args.project_dir))
+            accounting, drift, run_results, severities, limits, columns = read(session, Path(args.project_dir))
     except DbtQueryError as exc:
         print(inert_lines(f"bloomery summary: {exc}"), file=sys.stderr)
         return 1
-    summary = build(accounting, drift, run_results, severities, limits)
+    summary = build(accounting, drift, run_results, severities, limits, columns)
     if args.format == "json":
         print(json.dumps(summary, indent=2, default=str))
     else:

@@ -66,6 +66,14 @@ def test_a_column_added_retyped_and_dropped_warns_and_a_mapped_column_lost_stops
     assert code == 4 and doc["worst"] == "warn", doc
     assert [(t["name"], t["entity"], t["status"]) for t in doc["tests"]] == [(TEST, "reading", "warn")], doc
     assert doc["errors"] == []
+    # the summary says what changed, not only that the test warned (issue 41)
+    (entity,) = doc["entities"]
+    (added,) = entity["bronze_columns"]
+    assert (added["source_name"], added["column_name"], added["change"], added["type_before"]) == \
+        ("lab__readings", "note", "added", None) and added["type_after"], added
+    code, text = summary(project)
+    assert f"  bronze column added: lab__readings.note ({added['type_after']})" in text, text
+    assert f"WARN {TEST} (1 row)" in text, text
 
     # steady again: the two latest snapshots agree
     assert build(project)[TEST]["status"] == "pass"
@@ -81,6 +89,7 @@ def test_a_column_added_retyped_and_dropped_warns_and_a_mapped_column_lost_stops
     results = build(project)
     assert results[TEST]["status"] == "warn"
     assert {c[:3] for c in changes(project)} == {("lab__readings", "note", "lost")}
+    assert "  bronze column lost: lab__readings.note (was " in summary(project)[1]
 
     # a column the mapping reads, gone: the staged model stops, naming the column and the fix
     project.execute('alter table main."lab__readings" drop column "unit"')
