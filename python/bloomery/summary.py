@@ -217,7 +217,8 @@ def to_text(summary: dict) -> str:
 
 
 # -- I/O -------------------------------------------------------------------------------------------
-def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | None, dict[str, str]]:
+def read(session, project_dir: Path) -> tuple:
+    from .report.collect import bronze_column_changes
     from .report.dbt_source import DbtQueryError
     manifest = session.parse()
     if session.node(MART) is None:
@@ -251,20 +252,11 @@ def read(session, project_dir: Path) -> tuple[list[dict], list[dict], dict | Non
     limits = quarantine_limits(manifest)
     columns: dict[str, list[dict]] = {}
     if session.node("quality_bronze_columns") is not None:
-        # every bronze relation's changes since the build before, named by the package's own
-        # macro over the source names dbt knows (no name is spelled here), then given to the
-        # entities whose drift test watches that relation
-        changes = session.rows(
-            "{%- set names = [] -%}{%- for s in graph.sources.values() if s.source_name == 'bronze' -%}"
-            "{%- do names.append(bloomery.string_literal(s.name)) -%}{%- endfor -%}"
-            "select source_name, column_name, change, type_before, type_after from "
-            "({{ bloomery.bronze_schema_changes(ref('quality_bronze_columns'), names) }}) as c",
-            "could not read quality_bronze_columns")
+        # every bronze relation's changes since the build before, given to the entities whose
+        # drift test watches that relation
+        changes = bronze_column_changes(session)
         for entity, sources in _watched_sources(manifest).items():
-            columns[entity] = sorted(({k: _text(c[k]) for k in ("source_name", "column_name", "change", "type_before",
-                                                                 "type_after")}
-                                      for c in changes if _text(c["source_name"]) in sources),
-                                     key=lambda c: (c["source_name"], c["column_name"]))
+            columns[entity] = [c for c in changes if c["source_name"] in sources]
     run_results = None
     path = Path(project_dir) / "target" / "run_results.json"
     if path.is_file():

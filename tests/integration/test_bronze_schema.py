@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from .harness import ENGINES, engine_project, summary
+from .harness import ENGINES, engine_project, report, summary
 from .test_drift import COLUMNS, STEADY, load, model, specs
 
 TEST = "reading_drift"
@@ -74,6 +74,10 @@ def test_a_column_added_retyped_and_dropped_warns_and_a_mapped_column_lost_stops
     code, text = summary(project)
     assert f"  bronze column added: lab__readings.note ({added['type_after']})" in text, text
     assert f"WARN {TEST} (1 row)" in text, text
+    # and so does the report
+    code, _ = report(project, project.dir / "report.html")
+    page = (project.dir / "report.html").read_text(encoding="utf-8")
+    assert code == 0 and "<td><code>lab__readings</code></td><td><code>note</code></td><td>added</td>" in page
 
     # steady again: the two latest snapshots agree
     assert build(project)[TEST]["status"] == "pass"

@@ -92,6 +92,11 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
             "select entity, run_id, metric, rule, metric_value, baseline_median, band, judged, out_of_band "
             "from {{ ref('quality_drift') }}", "could not read quality_drift")
 
+    columns: list[dict] = []
+    if runs and session.node("quality_bronze_columns") is not None:
+        progress("reading quality_bronze_columns…")
+        columns = bronze_column_changes(session)
+
     facts = _entity_facts(session, set(entities), options)
     latest = runs[-1].run_id if runs else None
     quarantined_now = {as_text(r["entity"]): as_int(r["rows_quarantined"])
@@ -142,7 +147,24 @@ def collect(session: DbtSession, options: Options, progress: Callable[[str], Non
     progress(f"read everything in {time.monotonic() - started:.1f}s")
     return ReportInput(mart_rows=accounting + rule_rows, flagged=flagged, rejects=samples, title=options.title,
                        subtitle=subtitle, max_runs=options.max_runs, top_rules=options.top_rules,
-                       drift_rows=drift_rows)
+                       drift_rows=drift_rows, bronze_columns=columns)
+
+
+COLUMN_CHANGE = ("source_name", "column_name", "change", "type_before", "type_after")
+
+
+def bronze_column_changes(session: DbtSession) -> list[dict]:
+    """The columns every bronze relation gained, lost or retyped between the two latest snapshots of
+    `quality_bronze_columns`, by the package's own macro (the one the drift tests read) over the
+    source names dbt knows: no name is spelled into SQL here. Sorted by relation and column."""
+    rows = session.rows(
+        "{%- set names = [] -%}{%- for s in graph.sources.values() if s.source_name == 'bronze' -%}"
+        "{%- do names.append(bloomery.string_literal(s.name)) -%}{%- endfor -%}"
+        f"select {', '.join(COLUMN_CHANGE)} from "
+        "({{ bloomery.bronze_schema_changes(ref('quality_bronze_columns'), names) }}) as c",
+        "could not read quality_bronze_columns")
+    changes = [{k: (None if r[k] is None else as_text(r[k])) for k in COLUMN_CHANGE} for r in rows]
+    return sorted(changes, key=lambda c: (c["source_name"], c["column_name"]))
 
 
 def specs_redaction(specs: Path) -> dict[str, list[str]]:

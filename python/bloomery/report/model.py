@@ -35,6 +35,8 @@ class ReportInput:
     max_runs: int = 60                  # runs drawn in the chart (the newest)
     top_rules: int = 20
     drift_rows: list[dict] = field(default_factory=list)   # rows of quality_drift (none: the project has no view)
+    # the columns the bronze relations gained, lost or retyped since the build before (collect.bronze_column_changes)
+    bronze_columns: list[dict] = field(default_factory=list)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from .markup import esc
 from .model import ReportInput, build
 from .rejects import REDACTED, raw_fields, rejects_section
 from .style import CSS
-from .tables import counts_section, rules_section, tiles_section
+from .tables import bronze_columns_section, counts_section, rules_section, tiles_section
 
 # the chart's colours and the reject sample's helpers are read by tests and callers from here
 __all__ = ["BAND_OPACITY", "FLAGGED", "PALETTE", "REDACTED", "chart_svg", "raw_fields", "render_html"]
@@ -32,6 +32,7 @@ def render_html(data: ReportInput) -> str:
             chart_section(model),
             counts_section(model),
             rules_section(model),
+            bronze_columns_section(data.bronze_columns),
             rejects_section(data.rejects, model),
         ])
     runs = (f"latest run {esc(latest.when)} (<code>{esc(latest.run_id)}</code>) · {len(model.runs)} run"

@@ -1,5 +1,6 @@
 """The latest run in numbers: the tiles, the rows per entity (kept, flagged, quarantined,
-deduped) and the top failing rules with their disposition and the change since the run before.
+deduped), the top failing rules with their disposition and the change since the run before, and
+the bronze columns that changed.
 """
 from __future__ import annotations
 
@@ -96,3 +97,20 @@ def rules_section(model: ReportModel) -> str:
     legend += "".join(f'<li>{badge(d)} as the mart names it</li>' for d in others)
     return (f'<section class="card"><h2>Top failing rules, latest run</h2><p class="hint">{esc(note)}</p>{table}'
             f'<ul class="dispositions">{legend}</ul></section>')
+
+
+def bronze_columns_section(changes: list[dict]) -> str:
+    """The columns the bronze relations gained, lost or retyped since the build before: what each
+    entity's drift test reports as rows, named here (nothing when nothing changed)."""
+    if not changes:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{esc(c['source_name'])}</code></td><td><code>{esc(c['column_name'])}</code></td>"
+        f"<td>{esc(c['change'])}</td><td>{esc(c['type_before'] or '–')}</td>"
+        f"<td>{esc(c['type_after'] or '–')}</td></tr>"
+        for c in changes)
+    return ('<section class="card"><h2>Bronze columns changed since the build before</h2>'
+            '<p class="hint">A column added is not read until a mapping reads it; a column lost that a mapping reads '
+            'stops the entity\'s <code>__staged</code> model.</p>'
+            '<table class="columns"><thead><tr><th>relation</th><th>column</th><th>change</th><th>type before</th>'
+            f'<th>type after</th></tr></thead><tbody>{rows}</tbody></table></section>')

@@ -273,3 +273,17 @@ def test_a_band_wider_than_every_rate_stops_at_100_percent():
     svg = chart_svg(model)
     ticks = re.findall(r'class="ytick"[^>]*>([^<]+)<', svg)
     assert ticks[-1] == "100%" and "150%" not in svg and "120%" not in svg, ticks
+
+
+def test_the_bronze_columns_that_changed_are_listed_and_escaped():
+    rows = [accounting("r1", "2024-01-01", "a", 10, 1)]
+    changes = [{"source_name": "lab__readings", "column_name": "pressure_hpa", "change": "added",
+                "type_before": None, "type_after": "INTEGER"},
+               {"source_name": "lab__readings", "column_name": "<b>x</b>", "change": "retyped",
+                "type_before": "VARCHAR", "type_after": "BIGINT"}]
+    page = render_html(ReportInput(mart_rows=rows, bronze_columns=changes))
+    assert "Bronze columns changed since the build before" in page
+    assert ("<tr><td><code>lab__readings</code></td><td><code>pressure_hpa</code></td><td>added</td><td>–</td>"
+            "<td>INTEGER</td></tr>") in page
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    assert "Bronze columns changed" not in render_html(ReportInput(mart_rows=rows))
