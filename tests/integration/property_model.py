@@ -47,7 +47,9 @@ It is written from the documents, not from the macros:
         deliveries of the source row that fail a quarantine rule, and a row already in the table
         keeps its value; last_evaluated_at is carried over); a reject row whose recorded delivery
         was re-judged, and whose source row is neither diverted nor held, is resolved (nothing
-        else changes in it); the ledger forgets the re-judged deliveries, one by one;
+        else changes in it); the ledger forgets the re-judged deliveries, one by one, and (a
+        type 1 entity, whose ledger is a view of its rows) the `keep` verdict of a row the
+        entity's delete removed whose delivery bronze no longer holds;
       * replay changes the entity and the reject table, never the ledger.
   - a type 2 entity (docs/design.md, "Type 2 versions"; the product page, "Replaying onto a
     historical entity"): its deliveries of a key are ranked by dedupe's order (declared, or implied
@@ -582,6 +584,7 @@ class Warehouse:
 
         # the entity: every re-judged row (by key, or by source row when a key part is NULL;
         # without dedupe by source row) replaced by the kept winners
+        before = dict(e.kept)
         if everything:
             e.kept = {}
         elif e.dedupe:
@@ -591,6 +594,11 @@ class Warehouse:
         else:
             rids = {j.delivery.row_id() for j in judged}
             e.kept = {s: k for s, k in e.kept.items() if s not in rids}
+        # a kept row the delete removed whose delivery this build did not judge (bronze no longer
+        # holds it: its load was deleted, then its key or source row came again) is no longer a
+        # kept delivery: a type 1 entity's ledger is a view of its rows (stop 48), so its `keep`
+        # verdict leaves with the row, as a full refresh would forget it
+        unkept = {k.delivery.identity() for s, k in before.items() if s not in e.kept} - judged_ids
         for j, route in zip(judged, routes):
             if route == "keep":
                 e.kept[j.delivery.row_id()] = j
@@ -614,7 +622,8 @@ class Warehouse:
         # bronze no longer holds: their reject rows stay, as history, and are still accounted for;
         # of a type 2 entity the kept ones too: the snapshot keeps their versions current)
         e.ledger = [v for v in e.ledger if (v.source, v.sid, v.load, v.ts) not in judged_ids
-                    and (not everything or v.route == "quarantine" or (e.scd2 and v.route == "keep"))] + verdicts
+                    and (not everything or v.route == "quarantine" or (e.scd2 and v.route == "keep"))
+                    and not (not e.scd2 and v.route == "keep" and (v.source, v.sid, v.load, v.ts) in unkept)] + verdicts
         e.built = True
 
     def blocking_audits(self) -> list[tuple]:

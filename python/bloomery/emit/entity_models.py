@@ -58,13 +58,12 @@ def _entity_sql(entity: Entity) -> str:
     elif entity.metadata and entity.materialization != "full":
         # incremental_by_key / incremental_by_partition: the batch's touched keys are deleted and
         # its kept rows appended (an IR without the key is judged incrementally by quality_split too)
-        merged = ", true, none" if _merged(entity) else ", false, " + literal(first.source)
-        # the key that identifies a row (its delivered value where unknown_member rewrites it);
-        # after the rest table's forget, which creates the table the delete records kept verdicts in
+        merged = ", true" if _merged(entity) else ""
+        # the key that identifies a row (its delivered value where unknown_member rewrites it)
         hook = ("{{ bloomery.entity_delete_touched(" + literal(entity.identity_key) + ", "
                 + literal(bool(entity.dedupe)) + ", ref(" + staged + ")" + merged + ") }}")
         config = _config(materialized="incremental", incremental_strategy="append", on_schema_change="sync_all_columns",
-                         pre_hook=guard + forget + [hook], post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
+                         pre_hook=guard + [hook] + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
     else:
         # `full`: every build judges all of bronze (quality_split's batch is none) and replaces the table
         config = _config(materialized="table", pre_hook=guard + forget, post_hook=publish, grants=_grants(entity), tags=_tags(entity.name))
