@@ -148,7 +148,7 @@
   {%- endcall -%}
   {%- do bloomery.replay_apply(ir, kept, reject, outcome, now) -%}
   {%- set counts = run_query('select ' ~ q('_bloomery_outcome') ~ ', count(*) from ' ~ outcome ~ ' group by 1') -%}
-  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0, 'resolved_by_builds': resolved_by_builds} -%}
+  {%- set report = {'entity': entity, 'admitted': 0, 'still_failing': 0, 'superseded': 0, 'resolved_by_builds': resolved_by_builds[0]} -%}
   {%- for row in counts.rows -%}
     {%- set name = {'admit': 'admitted', 'failing': 'still_failing', 'collision': 'still_failing', 'superseded': 'superseded'}[row[0]] -%}
     {%- do report.update({name: report[name] + row[1] | int}) -%}
@@ -181,7 +181,7 @@
 
 {#- Each passing row goes back to the bronze relation it came from (a merged entity's rows to
     their own, each with the columns its mapping reads). -#}
-{% macro _redeliver(entity, ir, judged, reject, resolved_by_builds=0) -%}
+{% macro _redeliver(entity, ir, judged, reject, resolved_by_builds=[0, none]) -%}
   {%- set q = adapter.quote -%}
   {%- set s = bloomery.type_name({'name': 'string'}) -%}
   {%- set ns = namespace(redelivered=0) -%}
@@ -216,7 +216,7 @@
     {{ bloomery._restamp_failing(reject, judged, q('_bloomery_route') ~ " = 'quarantine'", bloomery.run_timestamp()) }}
   {%- endcall -%}
   {%- set failing = run_query('select count(*) from ' ~ judged ~ ' where ' ~ q('_bloomery_route') ~ " = 'quarantine'").columns[0].values()[0] | int -%}
-  {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing, 'resolved_by_builds': resolved_by_builds} -%}
+  {%- set report = {'entity': entity, 'redelivered': ns.redelivered, 'still_failing': failing, 'resolved_by_builds': resolved_by_builds[0]} -%}
   {%- do run_query('drop table if exists ' ~ judged) -%}
   {%- do bloomery.end_transaction('replay_commit') -%}
   {{ log("bloomery.replay " ~ entity ~ " (type 2): " ~ report.redelivered ~ " re-delivered to bronze as _load_id '" ~ bloomery.vocabulary().replay_load ~ "' (admitted by the next dbt build), " ~ report.still_failing ~ " still failing" ~ bloomery._resolved_by_builds_note(resolved_by_builds), info=true) }}
@@ -258,20 +258,35 @@
   ({{ ns.out | join('\n   or ') }})
 {%- endmacro %}
 
-{#- Reject rows a dbt build resolved since the last replay (a replay stamps `last_evaluated_at` on
-    every row it re-judges; a build stamps only `resolved_at`): a rebuild that keeps them now, or a
-    newer delivery of their key. A replay after a plan's backfill finds them gone from quarantine,
-    and says so rather than reporting only `0 admitted`. -#}
+{#- The held rows the latest build that resolved any resolved (a rebuild that keeps them now, or a
+    newer delivery of their key, a type 2 replay's re-delivery included), unless a replay has
+    re-judged rows since: a replay after a plan's backfill finds them gone from quarantine and says
+    so, rather than reporting only `0 admitted`. A build stamps only `resolved_at`; a replay stamps
+    `last_evaluated_at` on every row it re-judges (`resolved_at` too on those it admits), so a row
+    resolved by a build is one whose two stamps differ. Returns [count, when]. -#}
 {% macro _resolved_by_builds(reject) -%}
   {%- set q = adapter.quote -%}
-  {%- set counted = run_query('select count(*) from ' ~ reject ~ ' as r cross join (select max(' ~ q('last_evaluated_at')
-        ~ ') as replayed from ' ~ reject ~ ') as m where r.' ~ q('resolved_at') ~ ' is not null and (m.replayed is null or r.'
-        ~ q('resolved_at') ~ ' > m.replayed)') -%}
-  {{ return(counted.columns[0].values()[0] | int) }}
+  {%- set resolved, evaluated = q('resolved_at'), q('last_evaluated_at') -%}
+  {%- set sql -%}
+with built as (
+  select {{ resolved }} as stamp from {{ reject }}
+  where {{ resolved }} is not null and ({{ evaluated }} is null or {{ evaluated }} <> {{ resolved }})
+),
+latest as (select max(stamp) as stamp from built),
+replayed as (select max({{ evaluated }}) as stamp from {{ reject }})
+select count(*), max(l.stamp)
+from built as b
+cross join latest as l
+cross join replayed as r
+where b.stamp = l.stamp and (r.stamp is null or l.stamp > r.stamp)
+  {%- endset -%}
+  {%- set row = run_query(sql).rows[0] -%}
+  {{ return([row[0] | int, row[1]]) }}
 {%- endmacro %}
 
-{% macro _resolved_by_builds_note(n) -%}
+{% macro _resolved_by_builds_note(resolved) -%}
+  {%- set n, when = resolved[0], resolved[1] -%}
   {%- if n == 0 -%}{{ return('') }}{%- endif -%}
-  {{ return("; " ~ n ~ " held row" ~ ("s were" if n != 1 else " was") ~ " already resolved by a dbt build since the last replay "
-            ~ "(a rebuild that keeps them now, or a newer delivery of their key)") }}
+  {{ return("; " ~ n ~ " held row" ~ ("s" if n != 1 else "") ~ " had been resolved by the dbt build of " ~ when
+            ~ " (it keeps " ~ ("them" if n != 1 else "it") ~ " now, or a newer delivery of the key came)") }}
 {%- endmacro %}

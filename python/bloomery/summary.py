@@ -138,8 +138,8 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
                     "failures": r.get("failures"), "severity": "warn" if status == "warn" else "error"}
             if name in limits and entity in latest:
                 # the rate the test judged is the one the mart recorded for the run
-                test.update(quarantine_rate=latest[entity]["quarantine_rate"],
-                            rows_evaluated=latest[entity]["rows_evaluated"], **limits[name])
+                test.update(quarantine_rate=latest[entity]["quarantine_rate"], rows_evaluated=latest[entity]["rows_evaluated"],
+                            rows_quarantined=latest[entity]["rows_quarantined"], **limits[name])
             tests.append(test)
         elif not uid.startswith("test.") and status == "error":
             # a model that stopped (a bronze column a mapping reads is gone, a blocking audit's
@@ -177,8 +177,11 @@ def _test_result(t: dict) -> str:
     if "warn" not in t or t.get("quarantine_rate") is None:
         return f" ({rows})"
     limits = f"warn above {percent(t['warn'])}" + (f", error above {percent(t['error'])}" if t.get("error") is not None else "")
-    return (f": {rows} held in quarantine, {t['quarantine_rate'] * 100:.2f}% of {t['rows_evaluated']:,} "
-            f"evaluated ({limits})")
+    rate = f"{t['quarantine_rate'] * 100:.2f}% of {t['rows_evaluated']:,} evaluated"
+    if t["failures"] != t.get("rows_quarantined"):
+        # the test ran on the tables after the mart's latest snapshot (a replay, then `dbt test`)
+        return f": {rows} held in quarantine now; the mart's latest run recorded {rate} ({limits})"
+    return f": {rows} held in quarantine, {rate} ({limits})"
 
 
 def to_text(summary: dict) -> str:

@@ -86,3 +86,17 @@ def test_a_model_that_stopped_is_an_error_of_its_entity():
     assert s["worst"] == "error"
     assert exit_status(s, "error") == FAILED
     assert "ERROR order__staged: bloomery: entity order can not be judged" in to_text(s)
+
+
+def test_a_quarantine_rate_test_says_rows_and_percent_and_when_the_mart_is_older():
+    accounting = [{"entity": "reading", "run_id": "r1", "run_date": "2024-01-01", "run_started_at": None,
+                   "rows_evaluated": 21, "rows_quarantined": 3, "rows_deduped": 0}]
+    limits = {"reading_quarantine_rate": {"warn": 1000, "error": 5000}}
+    result = {"unique_id": "test.p.reading_quarantine_rate.1", "status": "warn", "failures": 3}
+    text = to_text(build(accounting, [], {"results": [result]}, limits=limits))
+    assert "WARN reading_quarantine_rate: 3 rows held in quarantine, 14.29% of 21 evaluated " \
+           "(warn above 10%, error above 50%)" in text, text
+    # a replay resolved one, then `dbt test` ran: the rows are the test's, the rate the mart's run
+    text = to_text(build(accounting, [], {"results": [dict(result, failures=2)]}, limits=limits))
+    assert "WARN reading_quarantine_rate: 2 rows held in quarantine now; the mart's latest run recorded " \
+           "14.29% of 21 evaluated (warn above 10%, error above 50%)" in text, text
