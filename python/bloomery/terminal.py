@@ -13,13 +13,15 @@ stay exact. The HTML report escapes for HTML instead (report/markup.py).
 Escaped: C0 (U+0000 to U+001F, tab and newline included), DEL, C1 (U+0080 to U+009F), the Unicode
 line and paragraph separators (U+2028, U+2029), which some viewers break lines at, and the
 bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069), which
-reorder what a reader sees. A backslash is not doubled: the text is for reading, not for parsing.
+reorder what a reader sees, and the invisible ones (zero-width space, joiners and direction marks
+U+200B to U+200F, U+2060 to U+2064, the byte-order mark U+FEFF), which hide a difference between
+two names that print alike. A backslash is not doubled: the text is for reading, not for parsing.
 """
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

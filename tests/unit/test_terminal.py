@@ -57,3 +57,8 @@ def test_summary_text_writes_an_engine_message_inert():
     assert text.splitlines()[-1] == "overall: error"
     assert "  ERROR meter__staged: Conversion Error: Could not convert string '\\x1b[2J\\x1b]0;owned\\x07bad\\roverall: ok" \
         in text.splitlines()
+
+
+def test_invisible_characters_are_visible():
+    # helper-20: a bronze column `zero\u200bwidth` printed as `zerowidth`
+    assert inert("zero\u200bwidth \u200d \u200e \u2060 \ufeff") == "zero\\u200bwidth \\u200d \\u200e \\u2060 \\ufeff"
