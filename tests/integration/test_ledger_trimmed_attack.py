@@ -15,22 +15,13 @@ import pytest
 
 from .harness import DuckProject, specs_folder
 from .test_ledger_rest_attack import BRONZE, COLUMNS, DEDUPE, ENTITY, MAPPING, audit_rows, conservation
+from .test_ledger_rest_attack import MODEL as REST_MODEL
 
 pytestmark = pytest.mark.duckdb
 
-# like test_ledger_rest_attack's MODEL, but the key is not required (so a NULL key is a row)
-MODEL = """\
-spec_version: 1
-entities:
-  {entity}:
-    grain: one row per account
-    materialization: {kind}
-    key: [acct_id]
-    fields:
-      acct_id: {{type: string}}
-      status: {{type: string}}
-{dedupe}    quarantine: {{retention: 30d}}
-"""
+# test_ledger_rest_attack's MODEL with a key that is not required (so a NULL key is a row)
+MODEL = REST_MODEL.replace("acct_id: {{type: string, required: true}}", "acct_id: {{type: string}}")
+assert MODEL != REST_MODEL
 OTHER = "raw__accts2"
 
 
