@@ -126,7 +126,7 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
                          "rows_quarantined": a["rows_quarantined"], "rows_deduped": a["rows_deduped"],
                          "quarantine_rate": round(a["rows_quarantined"] / evaluated, 6) if evaluated else None,
                          "drift": drifted, "bronze_columns": columns.get(name, [])})
-    latest = {e["entity"]: e for e in entities}
+    summarized = {e["entity"]: e for e in entities}
     tests, errors = [], []
     for r in (run_results or {}).get("results") or []:
         uid = str(r.get("unique_id", ""))
@@ -136,10 +136,11 @@ def build(accounting: list[dict], drift: list[dict], run_results: dict | None = 
             entity = _entity_of(name, latest)
             test = {"name": name, "unique_id": uid, "entity": entity, "status": status,
                     "failures": r.get("failures"), "severity": "warn" if status == "warn" else "error"}
-            if name in limits and entity in latest:
-                # the rate the test judged is the one the mart recorded for the run
-                test.update(quarantine_rate=latest[entity]["quarantine_rate"], rows_evaluated=latest[entity]["rows_evaluated"],
-                            rows_quarantined=latest[entity]["rows_quarantined"], **limits[name])
+            if name in limits and entity in summarized:
+                # the mart's run beside the test's rows: equal unless the test ran on newer tables
+                e = summarized[entity]
+                test.update(quarantine_rate=e["quarantine_rate"], rows_evaluated=e["rows_evaluated"],
+                            rows_quarantined=e["rows_quarantined"], **limits[name])
             tests.append(test)
         elif not uid.startswith("test.") and status == "error":
             # a model that stopped (a bronze column a mapping reads is gone, a blocking audit's
