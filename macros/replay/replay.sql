@@ -280,8 +280,10 @@ cross join latest as l
 cross join replayed as r
 where b.stamp = l.stamp and (r.stamp is null or l.stamp > r.stamp)
   {%- endset -%}
-  {%- set row = run_query(sql).rows[0] -%}
-  {{ return([row[0] | int, row[1]]) }}
+  {%- set rows = run_query(sql).rows -%}
+  {#- a render without a warehouse (the dialect checks) answers nothing -#}
+  {%- if rows | length == 0 or rows[0] | length < 2 -%}{{ return([0, none]) }}{%- endif -%}
+  {{ return([rows[0][0] | int, rows[0][1]]) }}
 {%- endmacro %}
 
 {% macro _resolved_by_builds_note(resolved) -%}
