@@ -271,28 +271,29 @@ def read(session, project_dir: Path) -> tuple:
     return accounting, drift, run_results, severities, limits, columns
 
 
-def _watched_sources(manifest) -> dict[str, set[str]]:
-    """entity -> the bronze relations whose column changes its drift test reports (its `sources`)."""
-    watched = {}
+def _bloomery_tests(manifest, test: str, *names: str):
+    """(node, arguments) of each generated test of the package's generic `test`: the arguments
+    `names`, read back from the inert JSON the compiler wrote (emit/audits.py, _test; the relation
+    arguments are dbt's Jinja, not JSON, and are not asked for)."""
     for node in manifest.nodes.values():
         meta = getattr(node, "test_metadata", None)
-        if meta is None or meta.name != "bloomery_drift" or not meta.kwargs.get("sources"):
-            continue
-        entity, sources = (json.loads(v) if isinstance(v, str) else v for v in (meta.kwargs["entity"], meta.kwargs["sources"]))
-        watched[entity] = set(sources)
-    return watched
+        if meta is not None and meta.name == test:
+            yield node, {k: json.loads(v) if isinstance(v, str) else v
+                         for k, v in meta.kwargs.items() if k in names}
+
+
+def _watched_sources(manifest) -> dict[str, set[str]]:
+    """entity -> the bronze relations whose column changes its drift test reports (its `sources`)."""
+    return {args["entity"]: set(args["sources"]) for _, args in _bloomery_tests(manifest, "bloomery_drift", "entity", "sources")
+            if args.get("sources")}
 
 
 def quarantine_limits(manifest) -> dict[str, dict]:
     """Each quarantine-rate test's thresholds in basis points, by test name: its `above` argument
     ({column: bp}) and the column its warn_if / error_if read (emit/mart.py, _crossed)."""
     limits = {}
-    for node in manifest.nodes.values():
-        meta = getattr(node, "test_metadata", None)
-        if meta is None or meta.name != "bloomery_quarantine_rate":
-            continue
-        above = meta.kwargs.get("above") or {}
-        above = json.loads(above) if isinstance(above, str) else above
+    for node, args in _bloomery_tests(manifest, "bloomery_quarantine_rate", "above"):
+        above = args.get("above") or {}
         found = {}
         for level in ("warn", "error"):
             condition = str(getattr(node.config, f"{level}_if", "") or "")
