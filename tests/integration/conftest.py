@@ -33,6 +33,22 @@ def pg_server():
         server.stop()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _dbt_artifacts(request):
+    """A module marked `dbt_artifacts` reads what dbt leaves in target/ and logs/ (run_results.json
+    for `bloomery summary`, the manifest, debug lines): its projects write them as a user's run
+    does. Module-scoped and autouse, so a module-scoped project fixture is built that way too."""
+    if request.node.get_closest_marker("dbt_artifacts") is None:
+        yield
+        return
+    from .harness import _Project
+    _Project.artifacts = True
+    try:
+        yield
+    finally:
+        _Project.artifacts = False
+
+
 # The longest modules first: `make test`'s two workers take whole modules in collection order
 # (`--dist loadfile`), and the property test's modules (minutes each, alphabetically mid-suite)
 # started last left one worker idle for up to five minutes at the end of the run.

@@ -31,6 +31,8 @@ from . import adversarial as adv
 from .adversarial import Case, entity, mapping, rows_with_meta
 from .harness import ENGINES, engine_project
 
+pytestmark = pytest.mark.dbt_artifacts   # `bloomery summary` reads run_results.json
+
 S = {"type": "string"}
 BASE = 200      # case numbers of this module: rt200...
 IN_OK = [{"rule": "in_set", "values": ["ok"], "on_fail": "quarantine"}]

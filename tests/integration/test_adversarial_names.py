@@ -18,6 +18,8 @@ from . import adversarial as adv
 from .adversarial import Case, entity, mapping, rows_with_meta
 from .harness import ENGINES, engine_project
 
+pytestmark = pytest.mark.dbt_artifacts   # the manifest is read, and no secret may land in target/ or logs/
+
 S = {"type": "string"}
 COLS = ["id", "v", "_load_id", "_ingested_at", "_source_row_id"]
 

@@ -21,6 +21,8 @@ from .adversarial import Case, entity, mapping, rows_with_meta
 from .harness import ENGINES, engine_project
 from .reused_project import ReusedDuckProject, ReusedPgProject
 
+pytestmark = pytest.mark.dbt_artifacts   # `bloomery summary` reads run_results.json
+
 S = {"type": "string"}
 BASE = 100     # case numbers of this module: rt100...
 

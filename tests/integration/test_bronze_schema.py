@@ -20,6 +20,8 @@ import pytest
 from .harness import ENGINES, engine_project, report, summary
 from .test_drift import COLUMNS, STEADY, load, model, specs
 
+pytestmark = pytest.mark.dbt_artifacts   # run_results.json is read, by the tests and by `bloomery summary`
+
 TEST = "reading_drift"
 
 

@@ -13,7 +13,8 @@ import yaml
 
 from .harness import DuckProject
 
-pytestmark = pytest.mark.duckdb
+# dbt_artifacts: the tests read target/manifest.json
+pytestmark = [pytest.mark.duckdb, pytest.mark.dbt_artifacts]
 
 META = ["$._load_id", "$._ingested_at", "$._source_row_id"]
 DEDUPE = {"keep": "latest_by", "field": "_ingested_at", "tie_break": ["_load_id"]}

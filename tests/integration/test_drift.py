@@ -21,6 +21,8 @@ import pytest
 
 from .harness import ENGINES, engine_project, summary, summary_json
 
+pytestmark = pytest.mark.dbt_artifacts   # run_results.json is read, by the tests and by `bloomery summary`
+
 MAPPING = """\
 mapping_version: 1
 source: lab__readings

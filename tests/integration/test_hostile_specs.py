@@ -27,6 +27,8 @@ from bloomery.cli import main as bloomery_main
 
 from .harness import INTEGRATION, DuckProject, PgProject
 
+pytestmark = pytest.mark.dbt_artifacts   # no secret lands in target/ or logs/ as a user's run writes them
+
 SECRET_VAR = "BLOOMERY_HOSTILE_SECRET"
 SECRET = "s3cr3t-value-that-must-not-leak"
 PAYLOADS = {
@@ -348,6 +350,7 @@ def _leaks(project) -> list[str]:
 
 def check_built(project, kind: str, built: dict):
     payload = PAYLOADS[kind]
+    assert project.artifacts, "the leak check reads target/ and logs/ as a user's run writes them"
     assert project.query("select * from main.canary") == [(42,)]
     assert _leaks(project) == []
     log = (project.dir / "logs" / "dbt.log").read_text(errors="replace")

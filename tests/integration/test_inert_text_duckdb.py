@@ -12,7 +12,8 @@ import pytest
 
 from .harness import DuckProject, specs_folder, summary
 
-pytestmark = pytest.mark.duckdb
+# dbt_artifacts: `bloomery summary` reads run_results.json
+pytestmark = [pytest.mark.duckdb, pytest.mark.dbt_artifacts]
 
 # clear the screen, retitle the window (ESC ] ... BEL), return to the line start and write a line
 # that looks like the summary's own verdict

@@ -18,7 +18,8 @@ from bloomery.cli import main as bloomery_main
 
 from .harness import INTEGRATION, DuckProject
 
-pytestmark = pytest.mark.duckdb
+# dbt_artifacts: the manifest is read, and no secret may land in target/ or logs/
+pytestmark = [pytest.mark.duckdb, pytest.mark.dbt_artifacts]
 
 SPECS = INTEGRATION / "corpus" / "hostile" / "specs"
 SOURCE = "evil'src; drop table canary; -- /* */"

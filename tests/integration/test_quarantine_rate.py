@@ -18,6 +18,8 @@ import pytest
 
 from .harness import ENGINES, DuckProject, engine_project, summary
 
+pytestmark = pytest.mark.dbt_artifacts   # run_results.json is read, by the tests and by `bloomery summary`
+
 QUARANTINE = "{retention: 30d%s}"
 MAPPING = """\
 mapping_version: 1

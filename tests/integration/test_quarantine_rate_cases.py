@@ -12,7 +12,8 @@ import pytest
 from .harness import DuckProject, specs_folder, summary
 from .test_quarantine_rate import COLUMNS, ROWS, _compiled_test, rebuild, specs
 
-pytestmark = pytest.mark.duckdb
+# dbt_artifacts: run_results.json is read, by the tests and by `bloomery summary`
+pytestmark = [pytest.mark.duckdb, pytest.mark.dbt_artifacts]
 
 
 def line_of(text, name):

@@ -9,7 +9,8 @@ from .harness import INTEGRATION, DuckProject
 
 SPECS = INTEGRATION / "corpus" / "scd2" / "specs"
 COLUMNS = ["sku", "tier", "amount", "_load_id", "_ingested_at", "_source_row_id"]
-pytestmark = pytest.mark.duckdb
+# dbt_artifacts: run_results.json is read
+pytestmark = [pytest.mark.duckdb, pytest.mark.dbt_artifacts]
 
 
 def test_history_and_replay_through_bronze(tmp_path):
