@@ -72,9 +72,9 @@ Examples are derandomized (the same ones on every run). A failing example is kep
 property_regressions.json (its "steps", its "mix" when not "incremental", its "tree" when not
 "base") and replayed first,
 on both engines, forever; while its bug is open it carries "open" and must fail.
-BLOOMERY_PROPERTY_EXAMPLES overrides the number of generated examples on DuckDB (120 by default,
+BLOOMERY_PROPERTY_EXAMPLES overrides the number of generated examples on DuckDB (60 by default,
 half here and half in test_conservation_property_shares.py, so two workers share them),
-BLOOMERY_PROPERTY_EXAMPLES_PG on PostgreSQL (40 by default, test_conservation_property_postgres.py);
+BLOOMERY_PROPERTY_EXAMPLES_PG on PostgreSQL (20 by default, test_conservation_property_postgres.py);
 0 replays the regressions alone. Each engine's tests carry its mark: `-m duckdb` runs DuckDB's alone.
 """
 from __future__ import annotations
@@ -102,8 +102,8 @@ from .reused_project import ReusedDuckProject, ReusedPgProject
 
 SPECS = INTEGRATION / "corpus" / "property" / "specs"
 REGRESSIONS = Path(__file__).with_name("property_regressions.json")
-EXAMPLES = {"duckdb": int(os.environ.get("BLOOMERY_PROPERTY_EXAMPLES", "120")),
-            "postgres": int(os.environ.get("BLOOMERY_PROPERTY_EXAMPLES_PG", "40"))}
+EXAMPLES = {"duckdb": int(os.environ.get("BLOOMERY_PROPERTY_EXAMPLES", "60")),
+            "postgres": int(os.environ.get("BLOOMERY_PROPERTY_EXAMPLES_PG", "20"))}
 STATS = {engine: Counter() for engine in EXAMPLES}
 # Every model of both entities and their conservation audits. The quality mart and what reads it
 # (the quarantine-rate view and tests, the drift view and tests) have tests of their own, and the
