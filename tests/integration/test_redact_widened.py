@@ -15,6 +15,8 @@ from bloomery.cli import main as bloomery_main
 
 from .harness import ENGINES, SPARK, engine_project, specs_folder
 
+pytestmark = pytest.mark.dbt_artifacts   # no redacted value may land in target/ or logs/ as a user's run writes them
+
 SECRET = "4111-1111-SECRET-7f3a9c"       # a card number that must not outlive its redaction
 LATER = "5500-0000-SECRET-b81d2e"        # delivered after the widening: never stored at all
 BRONZE = "crm__accounts"
