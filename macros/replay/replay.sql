@@ -290,7 +290,7 @@ where b.stamp = l.stamp and (r.stamp is null or l.stamp > r.stamp)
   {%- set n, when = resolved[0], resolved[1] -%}
   {%- if n == 0 -%}{{ return('') }}{%- endif -%}
   {#- the stamp is to the microsecond (run_timestamp); a reader wants the second -#}
-  {%- set when = when.strftime('%Y-%m-%d %H:%M:%S') if when.strftime is defined else (when | string)[:19] -%}
+  {%- set when = (when | string)[:19] -%}
   {{ return("; " ~ n ~ " held row" ~ ("s" if n != 1 else "") ~ " had been resolved by the dbt build of " ~ when
             ~ " (it keeps " ~ ("them" if n != 1 else "it") ~ " now, or a newer delivery of the key came)") }}
 {%- endmacro %}
