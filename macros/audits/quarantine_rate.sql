@@ -1,4 +1,4 @@
-{#- `<entity>_quarantine_rate`, on `quality_quarantine_rate`: the entity's quarantine rate in dbt's
+{#- `<entity>_quarantine_rate`, on `<entity>__quality`: the entity's quarantine rate in dbt's
     own output. Without it a build that diverts 9 rows of 12 prints PASS everywhere, since
     quarantine diverts rows and stops nothing; this test makes the share of rows held in quarantine
     a WARN or an ERROR that dbt prints and run_results.json records.
@@ -6,7 +6,9 @@
     Its results are rows, as every dbt test's are: the rows held in quarantine (the reject table's
     unresolved rows), so `Got 3 results` means three rows. Each carries the rate as the quality
     mart records it for a run (unresolved rejects over entity rows plus unresolved rejects, counted
-    by the mart's own macro, so a `dbt test` in a later invocation judges the tables as they stand)
+    by the macro of `<entity>__quality`, so a `dbt test` in a later invocation judges the tables as
+    they stand; not read from that view, which PostgreSQL drops with a table it reads when a
+    selected build replaces the table, and an eager selection still runs this test)
     and whether it is above each threshold, a column named by the threshold in percent
     (`quarantined_above_10pct`). The YAML's `warn_if` / `error_if` read that column, so dbt's line
     says what was crossed: `Got 3 results, configured to fail if >0 and max(quarantined_above_10pct) = 1`.
@@ -19,8 +21,8 @@
   {%- set i = bloomery.type_name({'name': 'int'}) -%}
   {%- set exact = bloomery.type_name({'name': 'decimal', 'precision': 38, 'scale': 10}) -%}
   {%- set d = bloomery.type_name({'name': 'decimal', 'precision': 5, 'scale': 2}) -%}
-  {%- set counts = bloomery.mart_data_quality([{'entity': name, 'mapping': name, 'scd': scd, 'unknown_member': member,
-                                                'rules': [], 'kept': kept, 'reject': reject, 'ledger': none}]) -%}
+  {%- set counts = bloomery.quality_counts([{'entity': name, 'mapping': name, 'scd': scd, 'unknown_member': member,
+                                             'rules': [], 'kept': kept, 'reject': reject, 'ledger': none}]) -%}
 with accounting as (
   select cast(sum(rows_quarantined) as {{ i }}) as rows_quarantined, cast(sum(rows_evaluated) as {{ i }}) as rows_evaluated
   from ({{ counts }}) as counts

@@ -242,7 +242,7 @@ class CatalogueChecks:
         project = new_project(tmp_path, products=catalogue.PRODUCTS + extra)
         result = project.dbt("build", check=False)
         assert result.statuses["product_name_not_null"] == "fail"
-        for node in ("product", "product__reject", "mart_data_quality"):
+        for node in ("product", "product__reject", "product__quality"):
             assert result.statuses[node] == "skipped", node
 
 

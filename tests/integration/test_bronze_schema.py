@@ -132,7 +132,7 @@ def test_each_part_of_the_one_drift_test_keeps_its_own_severity(project):
     project.write_bronze("lab__readings", COLUMNS + ["note", "memo"], [r + ("x", "y") for r in rows])
     results = build(project)
     assert (results[TEST]["status"], results[TEST]["failures"]) == ("warn", 1), results[TEST]
-    assert "max(blocking) = 1" in (project.dir / "models" / "bloomery" / "quality_drift.yml").read_text()
+    assert "max(blocking) = 1" in (project.dir / "models" / "bloomery" / "mart_data_quality.yml").read_text()
     assert {c[:3] for c in changes(project)} == {("lab__readings", "memo", "added")}
 
 

@@ -70,7 +70,7 @@ def test_an_identity_reused_with_other_content_stops_the_build(reused, kind):
     project, first, second = reused[kind]
     assert first.statuses["customer_ingestion_metadata"] == "pass"
     assert second.statuses["customer_ingestion_metadata"] == "fail"
-    for node in ("customer", "customer__reject", "customer__ledger", "mart_data_quality"):
+    for node in ("customer", "customer__reject", "customer__ledger", "customer__quality"):
         assert second.statuses[node] == "skipped", node
     found = audit_rows(project, "customer_ingestion_metadata")
     identity = "identity crm__customers / c-1 / l1 / 2024-01-01 00:00:00 delivered with other content"

@@ -64,7 +64,7 @@ def test_no_statement_of_its_own_ran(built):
     # rows it did not keep there, for the `evil__staged` view; `evil__ledger_rest`: the ledger's
     # deliveries not kept (the `evil__ledger` view reads it and the entity)
     assert built.added == {("main", n) for n in ("evil", "evil__staged", "evil__staged_rest", "evil__reject", "evil__ledger",
-                                                 "evil__ledger_rest",
+                                                 "evil__ledger_rest", "evil__quality",
                                                  "mart_data_quality", "quality_quarantine_rate", "quality_drift",
                                                  "quality_bronze_columns")} | {
         ("main_dbt_test__audit", "evil_conservation"), ("main_dbt_test__audit", "evil_ingestion_metadata")}

@@ -41,8 +41,9 @@ def test_a_project_macro_overrides_the_package(built):
     # search order, as a user's project would; the package's own macro has no such comment. The
     # mart counts the flagged kept rows with it (the entity copies `_quality_ok` from the staged table)
     marker = "flags_size: bloomery_integration_tests override"
-    compiled = built.dir / "target" / "compiled" / "bloomery_integration_tests" / "models" / "bloomery" / "mart_data_quality.sql"
-    assert marker in compiled.read_text()
+    compiled = built.dir / "target" / "compiled" / "bloomery_integration_tests" / "models" / "bloomery"
+    counts = sorted(compiled.glob("*__quality.sql"))
+    assert len(counts) == 3 and all(marker in p.read_text() for p in counts), counts
     assert not any(marker in p.read_text() for p in (ROOT / "macros").rglob("*.sql"))
 
 

@@ -1,4 +1,4 @@
-{% macro databricks__mart_data_quality(entities, reconcile) -%}
+{% macro databricks__mart_data_quality() -%}
   {%- do config(incremental_strategy='merge', unique_key=['run_id', 'entity', 'mapping', 'rule']) -%}
-  {{ return(bloomery.default__mart_data_quality(entities, reconcile)) }}
+  {{ return(bloomery.default__mart_data_quality()) }}
 {%- endmacro %}

@@ -31,7 +31,7 @@ class _Files(dict):
             raise self.project.relocate(EmitError(
                 f"`{node}` would be generated twice: for {self.origin[clash] or self.PACKAGE} and for "
                 f"{origin or self.PACKAGE}", Location(path=origin or self.origin[clash]),
-                "rename the entity or check: names ending in __staged, __staged_rest, __kept, __reject, __ledger, "
+                "rename the entity or check: names ending in __staged, __staged_rest, __kept, __reject, __ledger, __quality, "
                 "__ledger_rest or "
                 "__reconcile, and mart_data_quality, quality_quarantine_rate, quality_drift and quality_bronze_columns, are "
                 "bloomery's"))
@@ -67,7 +67,7 @@ class _Files(dict):
                     "schema, the first build would replace the bronze table with it",
                     Location(path=origin or f"entities.{entity}"),
                     "rename the entity (or check), or land bronze under another name; bloomery generates "
-                    "`<entity>`, `<entity>__staged`, `__staged_rest`, `__kept`, `__reject`, `__ledger`, `__ledger_rest`, "
+                    "`<entity>`, `<entity>__staged`, `__staged_rest`, `__kept`, `__reject`, `__ledger`, `__ledger_rest`, `__quality`, "
                     "`<check>__reconcile` and the quality marts"))
             if len(relation.encode()) > NAME_MAX_BYTES:
                 raise self.project.relocate(EmitError(

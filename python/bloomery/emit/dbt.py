@@ -21,7 +21,7 @@ from ..guardrails.targets import refuse_unsupported
 from .clashes import _Files
 from .entity_models import _entity_sql, _ledger_sql, _reject_sql, _staged_sql
 from .mart import (_bronze_columns_sql, _bronze_columns_yaml, _drift_sql, _drift_tests, _drift_yaml, _mart_sql,
-                   _mart_yaml, _quarantine_rate_sql)
+                   _mart_yaml, _quality_sql, _quarantine_rate_sql)
 from .output import FINGERPRINT, Changes, apply, compare, fingerprint
 from .properties import _entity_yaml, _sources_yaml
 from .reconcile import _reconcile_sql, _reconcile_yaml
@@ -52,16 +52,19 @@ def render(project: ProjectIR) -> dict[str, str]:
     if project.reconcile:
         files.put("_bloomery_reconcile.yml", _reconcile_yaml(project.reconcile))
     judged = [e for e in entities.values() if e.rules]
-    if judged or project.reconcile:
-        files.put("mart_data_quality.sql", _mart_sql(judged, project.reconcile))
-        files.put("quality_quarantine_rate.sql", _quarantine_rate_sql(judged, project.reconcile))
-        files.put("mart_data_quality.yml", _mart_yaml(judged))
+    quality = project.counted()
     drifting = [e for e in judged if e.drift["severity"] != "ignore"]
     watched = [e for e in entities.values() if e.schema_changes != "ignore"]
-    drift_tests = _drift_tests(list(entities.values()), drifting, watched)
+    drift_tests = _drift_tests(list(entities.values()), drifting, watched, quality)
+    if quality:
+        files.put("mart_data_quality.sql", _mart_sql(judged, project.reconcile))
+        files.put("quality_quarantine_rate.sql", _quarantine_rate_sql(judged, project.reconcile))
+        for name in quality:
+            files.put(f"{name}__quality.sql", _quality_sql(entities[name], project.reconcile), f"entities.{name}")
+        files.put("mart_data_quality.yml", _mart_yaml(judged, quality, drift_tests))
     if drifting:
         files.put("quality_drift.sql", _drift_sql(drifting, project.reconcile))
-        files.put("quality_drift.yml", _drift_yaml(drift_tests["quality_drift"]))
+        files.put("quality_drift.yml", _drift_yaml())
     if watched:
         files.put("quality_bronze_columns.sql", _bronze_columns_sql(watched))
         files.put("quality_bronze_columns.yml", _bronze_columns_yaml(drift_tests["quality_bronze_columns"]))

@@ -11,7 +11,7 @@ import yaml
 
 from ..resolve.ir import Entity
 from ..resolve.values import percent
-from ..vocabulary import ENTITY_ROW, MART, THRESHOLD_TAG
+from ..vocabulary import MART, THRESHOLD_TAG
 from .audits import _tagged, _test
 from .jinja_literal import literal
 from .nodes import SQL_HEADER, YAML_HEADER, _config, _entity_tags, _merged, _ref, _tags
@@ -22,35 +22,51 @@ def _mart_tags(entities: list[Entity], reconcile) -> list[str]:
     return _tags(*(e.name for e in entities), *(c[s]["entity"] for c in reconcile for s in ("left", "right")))
 
 
-def _mart_sql(entities: list[Entity], reconcile: list[dict] = ()) -> str:
+def _quality_sql(entity: Entity, reconcile) -> str:
+    """`<entity>__quality`: the entity's counts as they stand (a view), whose post-hook appends
+    them to `mart_data_quality` with the run's identity (macros/mart/mart_data_quality.sql). It
+    reads only its own entity (and the reconcile checks whose left side it is), so a failure of
+    another entity skips neither this snapshot nor the tests on it."""
+    name = entity.name
     items = []
-    for e in entities:
-        name = e.name
-        reject = "ref(" + literal(f"{name}__reject") + ")" if e.quarantine else "none"
-        ledger = "ref(" + literal(f"{name}__ledger") + ")" if e.metadata else "none"
+    if entity.rules:
+        reject = "ref(" + literal(f"{name}__reject") + ")" if entity.quarantine else "none"
+        ledger = "ref(" + literal(f"{name}__ledger") + ")" if entity.metadata else "none"
         # a merged entity is counted per mapping (its rows carry `_source`), so the mapping column
         # says which relation each count is about and the rows still add up to the entity
-        for m in e.mappings:
-            rules = [r for r in e.rules if not r.mappings or m.name in r.mappings]
+        for m in entity.mappings:
+            rules = [r for r in entity.rules if not r.mappings or m.name in r.mappings]
             items.append("{" + ", ".join([
                 f'"entity": {literal(name)}', f'"mapping": {literal(m.name)}',
-                f'"scd": {literal(e.scd)}', f'"unknown_member": {literal(e.unknown_member)}',
+                f'"scd": {literal(entity.scd)}', f'"unknown_member": {literal(entity.unknown_member)}',
                 f'"rules": {literal([[r.name, r.disposition.spec] for r in rules])}',
                 f'"kept": ref({literal(name)})', f'"reject": {reject}', f'"ledger": {ledger}']
-                + ([f'"source": {literal(m.source)}'] if _merged(e) else [])) + "}")
+                + ([f'"source": {literal(m.source)}'] if _merged(entity) else [])) + "}")
     checks = ["{" + ", ".join([f'"name": {literal(c["name"])}', f'"entity": {literal(c["entity"])}',
                                f'"mapping": {literal(c["mapping"])}', f'"on_fail": {literal(c["on_fail"])}',
-                               f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}" for c in reconcile]
+                               f'"model": ref({literal(c["name"] + "__reconcile")})']) + "}"
+              for c in reconcile if c["entity"] == name]
+    # the post-hook writes into the mart, which no ref of this model's SQL names: the comment is
+    # dbt's way to make the mart a parent, so it exists before the first snapshot
+    return (SQL_HEADER + "-- depends_on: " + _ref(MART) + "\n"
+            + _config(materialized="view", post_hook=["{{ bloomery.mart_record(ref(" + literal(MART) + ")) }}"],
+                      tags=_entity_tags(entity))
+            + "{{ bloomery.quality_counts([\n    " + ",\n    ".join(items) + "\n], [\n    "
+            + ",\n    ".join(checks) + "\n]) }}\n")
+
+
+def _mart_sql(entities: list[Entity], reconcile: list[dict] = ()) -> str:
+    """`mart_data_quality`: the history. It reads no entity (each `<entity>__quality` appends to
+    it), so no entity's failure skips it."""
     # full_refresh=False: the mart is the history of runs, which a `--full-refresh` of the
     # entities must not erase (as the reject table's account must not be)
     # the pre-hook adds `run_started_at` to a mart built before it was a column (the one
     # deliberate schema change: everything else still fails on_schema_change)
-    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="delete+insert",
-                                 unique_key="run_id", on_schema_change="fail", full_refresh=False,
+    return (SQL_HEADER + _config(materialized="incremental", incremental_strategy="append",
+                                 on_schema_change="fail", full_refresh=False,
                                  pre_hook=["{{ bloomery.mart_add_run_started_at() }}"],
                                  tags=_mart_tags(entities, reconcile))
-            + "{{ bloomery.mart_data_quality([\n    " + ",\n    ".join(items) + "\n], [\n    "
-            + ",\n    ".join(checks) + "\n]) }}\n")
+            + "{{ bloomery.mart_data_quality() }}\n")
 
 
 def _quarantine_rate_sql(entities: list[Entity], reconcile) -> str:
@@ -59,7 +75,9 @@ def _quarantine_rate_sql(entities: list[Entity], reconcile) -> str:
             + "{{ bloomery.quality_quarantine_rate(ref('mart_data_quality')) }}\n")
 
 
-def _mart_yaml(entities: list[Entity] = ()) -> str:
+def _mart_yaml(entities: list[Entity], quality: list[str], tests: dict[str, list[dict]]) -> str:
+    """The mart, the rate view and each `<entity>__quality` with the entity's quality tests
+    (quarantine rate, drift): on the entity's own view, so they run whatever another entity does."""
     columns = [
         ("entity", "Entity judged."), ("mapping", "Mapping that fed it (`<source>-><entity>`)."),
         ("rule", "Rule name, or `(entity)` on the accounting row."),
@@ -74,23 +92,32 @@ def _mart_yaml(entities: list[Entity] = ()) -> str:
         ("run_started_at", "When the run started (UTC); orders the runs of one day. Empty on snapshots taken before "
                            "the column existed."),
     ]
-    rate_tests = [_quarantine_rate_test(e) for e in entities if e.quarantine]
-    doc = {"version": 2, "models": [
+    rate_tests = {e.name: _quarantine_rate_test(e) for e in entities if e.quarantine}
+    models = [
         {"name": MART,
          "description": "One snapshot per run of every entity's quality counts, grain (run, entity, rule). Counts add "
-                        "up across entities and rules within a run; compare runs, do not sum them.",
+                        "up across entities and rules within a run; compare runs, do not sum them. Each "
+                        "`<entity>__quality` appends its entity's rows when it builds.",
          "columns": [{"name": c, "description": d} for c, d in columns]},
         {"name": "quality_quarantine_rate",
-         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts.",
-         **({"data_tests": rate_tests} if rate_tests else {})},
-    ]}
+         "description": "Quarantined / evaluated rows per run and entity, computed from the stored counts."},
+    ]
+    for name in quality:
+        own = ([rate_tests[name]] if name in rate_tests else []) + tests.get(f"{name}__quality", [])
+        models.append({
+            "name": f"{name}__quality",
+            "description": f"`{name}`'s quality counts as they stand (the mart's columns without the run's); each build "
+                           "appends them to `mart_data_quality`.",
+            "columns": [{"name": c, "description": d} for c, d in columns if not c.startswith("run_")],
+            **({"data_tests": own} if own else {})})
+    doc = {"version": 2, "models": models}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _quarantine_rate_test(entity: Entity) -> dict:
     """`<entity>_quarantine_rate`: the share of the entity's rows held in quarantine, in dbt's own
-    output. Attached to `quality_quarantine_rate` (built last, nothing of the package reads it), so
-    an ERROR skips nothing the build publishes. Its results are the rows held in quarantine, each
+    output. Attached to `<entity>__quality` (nothing of the package reads it but the mart's
+    snapshot, taken in its post-hook before the test runs), so an ERROR skips nothing. Its results are the rows held in quarantine, each
     with a 0/1 column per threshold named by it in percent (macros/audits/quarantine_rate.sql);
     warn_if / error_if read those columns, so dbt's line names the threshold crossed."""
     name, q = entity.name, entity.quarantine
@@ -145,13 +172,15 @@ def _drift_sql(entities: list[Entity], reconcile) -> str:
             + "{{ bloomery.quality_drift(ref('mart_data_quality'), [\n    " + ",\n    ".join(items) + "\n]) }}\n")
 
 
-def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[Entity]) -> dict[str, list[dict]]:
+def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[Entity],
+                 quality: list[str]) -> dict[str, list[dict]]:
     """`<entity>_drift` of each entity that has one: its measures out of band (`quality_drift`) and
     its bronze relations' column changes (`quality_bronze_columns`) in one node, whatever the number
     of rules and columns, a row per thing that moved naming it (macros/audits/drift.sql). By the
-    model it is declared on: `quality_drift` when the entity has drift measures, else
-    `quality_bronze_columns`; the other relation is an argument."""
-    tests: dict[str, list[dict]] = {"quality_drift": [], "quality_bronze_columns": []}
+    model it is declared on: the entity's `<entity>__quality` when it has one (so it runs after
+    the run's snapshot, and whatever another entity does), else `quality_bronze_columns`; the
+    relations it reads are arguments."""
+    tests: dict[str, list[dict]] = {"quality_bronze_columns": []}
     drifting_names, watched_names = {e.name for e in drifting}, {e.name for e in watched}
     for e in entities:
         drifts, watches = e.name in drifting_names, e.name in watched_names
@@ -182,17 +211,17 @@ def _drift_tests(entities: list[Entity], drifting: list[Entity], watched: list[E
         # WARN: dbt evaluates `<fail_calc> <error_if>` over the test's rows
         if blocking and len(blocking) < len(parts):
             next(iter(test.values()))["config"]["error_if"] = "!= 0 and max(blocking) = 1"
-        tests["quality_drift" if drifts else "quality_bronze_columns"].append(_tagged([test], _entity_tags(e) + [THRESHOLD_TAG])[0])
+        on = f"{name}__quality" if name in quality else "quality_bronze_columns"
+        tests.setdefault(on, []).append(_tagged([test], _entity_tags(e) + [THRESHOLD_TAG])[0])
     return tests
 
 
-def _drift_yaml(tests: list[dict]) -> str:
+def _drift_yaml() -> str:
     doc = {"version": 2, "models": [{
         "name": "quality_drift",
         "description": "Per run, entity and measure (quarantine rate, volume, each rule's failures): the value, the "
                        "median and median absolute deviation of the trailing runs, and whether it is out of band.",
-        "columns": [{"name": c, "description": d} for c, d in _DRIFT_COLUMNS],
-        "data_tests": tests}]}
+        "columns": [{"name": c, "description": d} for c, d in _DRIFT_COLUMNS]}]}
     return YAML_HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120)
 
 

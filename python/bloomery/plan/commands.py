@@ -21,7 +21,7 @@ import json
 
 from ..resolve import ProjectIR
 from ..terminal import inert
-from ..vocabulary import MART, THRESHOLD_TAG
+from ..vocabulary import THRESHOLD_TAG
 
 
 
@@ -40,12 +40,14 @@ def _own_nodes(entity: str, ir: dict) -> list[str]:
 def commands_for(plan, new: ProjectIR, own: list[str], limited: dict[str, set[str]]) -> list[str]:
     if not plan.changes:
         return []
-    has_mart = any(e.rules for e in new.entities.values())
+    # the snapshots (`<entity>__quality`, whose post-hook appends to the mart) are taken by the
+    # final `dbt build`, not by a backfill step: one plan makes one run of the history
+    snapshots = [f"{n}__quality" for n in new.counted()]
     # the quality thresholds (quarantine rate, drift) are judged by the final `dbt build`: a spec
     # change moves rates, and a backfill that exits 1 on a rate would stop a `set -e` script
     # before its replays; a real failure (a blocking audit, a model error) still exits non-zero
     thresholds = f"tag:{THRESHOLD_TAG}"
-    exclude = f" --exclude {MART + ' ' if has_mart else ''}{thresholds}"
+    exclude = " --exclude " + " ".join(snapshots + [thresholds])
     out = []
     if own:
         out.append("dbt build --full-refresh --select " + " ".join(f"{e}__staged+" for e in own) + exclude)

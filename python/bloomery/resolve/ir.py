@@ -286,6 +286,13 @@ class ProjectIR:
     # (emit) that know where a problem is in spec terms but not in which file and line.
     locate: Callable[[str], Location] | None = field(default=None, repr=False, compare=False)
 
+    def counted(self) -> list[str]:
+        """The entities whose counts the quality mart records, each by its own `<entity>__quality`
+        view: every entity with a rule, and each left side of a reconcile check (the check's row is
+        counted on that side's entity)."""
+        names = [n for n, e in self.entities.items() if e.rules]
+        return names + sorted({c["entity"] for c in self.reconcile} - set(names))
+
     def relocate(self, error: BloomeryError) -> BloomeryError:
         """Give an error raised after compilation (emit) the file, line and column of its spec path."""
         loc = error.location

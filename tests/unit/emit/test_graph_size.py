@@ -1,6 +1,9 @@
 """Issue 39, a small graph whatever the number of rules: what `bloomery compile` writes for the
 bench's specs (bench/pipeline_bench.py: an entity with 20 rules of every kind, and its parent) is
-at most 8 dbt nodes per entity (models and tests) plus 4 for the project.
+at most 8 dbt nodes per entity (models and tests) plus 4 for the project. The bench's `event` is
+nine since issue 41 (its `__quality` view, which keeps a failure in its entity): docs/design.md
+"The graph's size" names the node that folds next. This test holds the graph to that count, so a
+node more is a decision made here, not a drift.
 
 Counted from the files themselves, as dbt would parse them: a model per `.sql` file that dbt runs
 (an ephemeral model is inlined, never run: `_bloomery_compile` carries the compile's fingerprint),
@@ -49,7 +52,7 @@ def _nodes(out: Path, entities: set[str]) -> Counter:
     return owners
 
 
-def test_the_bench_specs_compile_to_at_most_8_nodes_per_entity_and_4_for_the_project(tmp_path):
+def test_the_bench_specs_compile_to_the_recorded_graph(tmp_path):
     bench = _bench()
     specs, out = tmp_path / "specs", tmp_path / "models"
     specs.mkdir()
@@ -62,8 +65,9 @@ def test_the_bench_specs_compile_to_at_most_8_nodes_per_entity_and_4_for_the_pro
     rules = sum(len(m.get("quality") or []) for f in (bench.MAPPING_EVENTS,)
                 for m in (yaml.safe_load(f)["fields"] or {}).values())
     assert rules >= 15, rules   # the bound holds with many rules, not for want of them
-    # event: staged, entity, reject, ledger; ingestion metadata, conservation, quarantine rate, drift
-    assert owners["event"] == 8, owners
+    # event: staged, entity, reject, ledger, quality; ingestion metadata, conservation, quarantine
+    # rate, drift (one over the bound: docs/design.md)
+    assert owners["event"] == 9, owners
     assert owners["account"] <= 8, owners
     # mart_data_quality, quality_quarantine_rate, quality_drift, quality_bronze_columns
     assert owners["(project)"] == 4, owners

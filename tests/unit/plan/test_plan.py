@@ -566,7 +566,7 @@ def test_child_of_a_replayed_parent_through_unknown_member_is_backfilled_with_it
     text = to_text(p)
     assert "limits:" in text and limits["order_item"] in text
     assert p.commands == [
-        "dbt build --full-refresh --select order__staged+ --exclude mart_data_quality tag:bloomery-threshold",
+        "dbt build --full-refresh --select order__staged+ --exclude customer__quality order__quality order_item__quality shipment__quality tag:bloomery-threshold",
         "dbt run-operation bloomery.replay --args '{entity: order}'",
         # the children's own nodes only: what is downstream of them may have been replayed already
         "dbt build --full-refresh --select order_item__staged order_item order_item__reject order_item__ledger "
@@ -585,7 +585,7 @@ def test_child_both_replayed_and_limited_is_rebuilt_before_its_replay(pair):
     assert p.replay_scope == ["customer", "order", "shipment"]
     assert set(p.backfill_scope.limits) == {"order_item", "shipment"}
     assert p.commands == [
-        "dbt build --full-refresh --select customer__staged+ --exclude mart_data_quality tag:bloomery-threshold",
+        "dbt build --full-refresh --select customer__staged+ --exclude customer__quality order__quality order_item__quality shipment__quality tag:bloomery-threshold",
         "dbt run-operation bloomery.replay --args '{entity: customer}'",
         "dbt run-operation bloomery.replay --args '{entity: order}'",
         "dbt build --full-refresh --select shipment__staged shipment shipment__reject shipment__ledger --exclude tag:bloomery-threshold",
@@ -611,9 +611,9 @@ def test_type2_parent_is_built_before_its_children_replay(pair):
     p = pair.plan()
     assert p.replay_scope == ["customer", "order"]
     assert p.commands[:4] == [
-        "dbt build --full-refresh --select customer__staged+ --exclude mart_data_quality tag:bloomery-threshold",
+        "dbt build --full-refresh --select customer__staged+ --exclude customer__quality order__quality order_item__quality shipment__quality tag:bloomery-threshold",
         "dbt run-operation bloomery.replay --args '{entity: customer}'",
-        "dbt build --select customer__staged+ --exclude mart_data_quality tag:bloomery-threshold",
+        "dbt build --select customer__staged+ --exclude customer__quality order__quality order_item__quality shipment__quality tag:bloomery-threshold",
         "dbt run-operation bloomery.replay --args '{entity: order}'",
     ]
     assert any("type 2" in n for n in p.notes)
