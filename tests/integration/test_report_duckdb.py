@@ -8,6 +8,8 @@ point BLOOMERY_CHROMIUM at a Chrome/Chromium binary.
 from __future__ import annotations
 
 import contextlib
+import html as html_lib
+import json
 import io
 import os
 import re
@@ -202,3 +204,61 @@ def test_the_chart_shows_the_baseline_band_and_rings_the_run_out_of_band(tmp_pat
 
     assert near(tint) >= 150, f"the band's tint {tint} is not on the screenshot"
     assert near(ring) >= 20, f"the ring's red {ring} is not on the screenshot"
+
+
+MEASURE = """<script>
+  // what Chromium laid out: each y-axis label, and the top of each baseline band against the
+  // grid line of 100% (screen pixels grow downwards)
+  const grid = [...document.querySelectorAll('svg.chart line.grid')];
+  const labels = [...document.querySelectorAll('svg.chart text.ytick')];
+  const hundred = labels.findIndex(t => t.textContent === '100%');
+  const out = {
+    labels: labels.map(t => t.textContent),
+    hundred: hundred < 0 ? null : grid[hundred].getBoundingClientRect().top,
+    bands: [...document.querySelectorAll('svg.chart polygon.band')].map(p => p.getBoundingClientRect().top),
+  };
+  const pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+</script>"""
+
+
+def test_chromium_draws_the_rate_axis_to_100_percent_at_most(tmp_path):
+    """Issue 41: a steady 80% quarantine rate has a baseline band of median + 50% of it (drift's
+    min_change), 120%; the chart caps the band, so the axis Chromium draws ends at 100%, and no
+    band reaches above its 100% line. Measured in the page as Chromium lays it out (a copy of the
+    report with a script that reads the layout: the report itself forbids scripts)."""
+    from .test_drift import COLUMNS, load, specs
+
+    root = specs(tmp_path)
+    (root / "model.yaml").write_text((root / "model.yaml").read_text().replace("incremental_by_key", "full")
+                                     + "    drift: {min_history: 3, window: 5}\n")
+    project = DuckProject(tmp_path / "p", specs=root)
+    assert project.compile() == 0
+    for n in range(1, 6):
+        project.write_bronze("lab__readings", COLUMNS, load(n, rows=50, not_int=40, negative=0, no_unit=0),
+                             append=n > 1)
+        project.dbt("build")
+    band = project.query("select max(baseline_median + band) from main.quality_drift "
+                         "where metric = 'quarantine_rate' and judged")[0][0]
+    assert band > 1.1, band   # uncapped, the band would take the axis past 100%
+    out = tmp_path / "report.html"
+    code, err = report(project, out)
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    assert '<polygon class="band" data-entity="reading"' in page
+
+    measured_page = tmp_path / "measured.html"
+    measured_page.write_text(page.replace("default-src 'none'", "default-src 'none'; script-src 'unsafe-inline'")
+                             .replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    run = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1400", "--dump-dom",
+                          measured_page.as_uri()], capture_output=True, text=True, timeout=180)
+    found = re.search(r'<pre id="measured">(.*?)</pre>', run.stdout)
+    assert found, f"Chromium ran no measurement (exit {run.returncode}):\n{run.stderr[-2000:]}"
+    measured = json.loads(html_lib.unescape(found.group(1)))
+    assert measured["labels"][-1] == "100%", measured
+    assert all(float(label.rstrip("%")) <= 100 for label in measured["labels"]), measured
+    assert measured["bands"] and all(top >= measured["hundred"] - 0.5 for top in measured["bands"]), measured
