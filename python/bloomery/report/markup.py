@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 
+from ..terminal import inert
 from .model import as_text
 
 ISO_SECONDS = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d")
@@ -19,7 +20,11 @@ DISPOSITIONS = {
 
 
 def esc(value) -> str:
-    return html.escape(as_text(value), quote=True)
+    """Text as the page shows it: HTML-escaped, and inert (terminal.py) first, because a browser
+    obeys what a terminal would: a bidirectional override (U+202E) in a column name reorders the
+    rest of its line, a zero-width character hides a difference between two names, and ESC is
+    drawn as nothing. Each is written as a visible escape (`\\u202e`), as the CLI writes it."""
+    return html.escape(inert(as_text(value)), quote=True)
 
 
 def num(value: int | None) -> str:

@@ -287,3 +287,18 @@ def test_the_bronze_columns_that_changed_are_listed_and_escaped():
             "<td>INTEGER</td></tr>") in page
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     assert "Bronze columns changed" not in render_html(ReportInput(mart_rows=rows))
+
+
+def test_control_and_bidi_characters_are_shown_not_obeyed():
+    """A column name with a right-to-left override (U+202E) reorders what a reader sees after it,
+    an ESC or a zero-width space is drawn as nothing: the page writes each as a visible escape,
+    as the CLI does (terminal.inert), in the rules, the samples and the bronze columns alike."""
+    sneaky = "amount\u202edeliF\u200b\x1b[2J"
+    rows = [accounting("r1", "2024-01-01", "a", 10, 1), rule("r1", "2024-01-01", "a", sneaky, "flag", 1)]
+    rejects = [RejectSample("a", 1, [sample(key_values={sneaky: "x"}, _source_row_id=sneaky)])]
+    changes = [{"source_name": "lab__readings", "column_name": sneaky, "change": "added",
+                "type_before": None, "type_after": "INTEGER"}]
+    html = render_html(ReportInput(mart_rows=rows, rejects=rejects, bronze_columns=changes))
+    for ch in ("\u202e", "\u200b", "\x1b"):
+        assert ch not in html, repr(ch)
+    assert html.count("amount\\u202edeliF\\u200b\\x1b[2J") >= 3
