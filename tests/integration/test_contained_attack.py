@@ -14,50 +14,13 @@ import pytest
 from bloomery.cli import main as bloomery_main
 
 from .harness import ENGINES, DuckProject, engine_project, specs_folder
+# the two entities of test_contained_failures, and their bronze
+from .test_contained_failures import META, MODEL, READING_ROWS, READINGS, STATION_ROWS, STATIONS, _columns
 
-META = '"$._load_id", "$._ingested_at", "$._source_row_id"'
-MODEL = """\
-spec_version: 1
-entities:
-  station:
-    grain: one row per station
-    key: [station_id]
-    fields: {station_id: {type: string}, elevation: {type: int}}
-    quarantine: {retention: 30d, warn_above: 10%, error_above: 60%}
-  reading:
-    grain: one row per reading
-    key: [reading_id]
-    fields: {reading_id: {type: string}, value: {type: int}}
-    quarantine: {retention: 30d}
-"""
-STATIONS = f"""\
-mapping_version: 1
-source: met__stations
-target: station
-key: {{station_id: {{from: "$.id"}}}}
-fields: {{elevation: {{from: "$.elevation", transform: [to_int]}}}}
-unmapped: [{META}]
-"""
-READINGS = f"""\
-mapping_version: 1
-source: met__readings
-target: reading
-key: {{reading_id: {{from: "$.id"}}}}
-fields: {{value: {{from: "$.value", transform: [to_int]}}}}
-unmapped: [{META}]
-"""
-COLUMNS = ["id", "{field}", "_load_id", "_ingested_at", "_source_row_id"]
-STATION_ROWS = [(f"st{i}", "high" if i in (3, 7) else str(100 * i), "l1", "2024-01-01 00:00:00", f"s{i}")
-                for i in range(10)]
-READING_ROWS = [(f"r{i}", str(i), "l1", "2024-01-01 00:00:00", f"q{i}") for i in range(6)]
 MART_COLUMNS = ["entity", "mapping", "rule", "disposition", "run_id", "run_date", "rows_evaluated", "rows_failed",
                 "rows_quarantined", "rows_deduped", "run_day", "run_week", "run_month", "run_quarter", "run_year",
                 "run_started_at"]
 CAUTIOUS = ("--indirect-selection", "cautious")
-
-
-def _columns(field: str) -> list[str]:
-    return [c.format(field=field) for c in COLUMNS]
 
 
 def _project(engine, tmp_path, request, model=MODEL, files=None):
